@@ -1,0 +1,1 @@
+"""The consolidation actors. Each owns its state and talks only through the bus."""

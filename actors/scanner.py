@@ -1,0 +1,40 @@
+"""Scanner: reads the memory store and the prior state for each requested run."""
+
+from __future__ import annotations
+
+import trio
+
+from memactors.actors.ports import MemorySource
+from memactors.bus.actor import Actor
+from memactors.bus.bus import Bus
+from memactors.events.pipeline import MemoriesScanned, RunRequested
+
+
+class Scanner(Actor):
+    """On RunRequested: scan the memories in scope, load prior state, publish MemoriesScanned."""
+
+    name = "scanner"
+    subscribes = (RunRequested,)
+    publishes = (MemoriesScanned,)
+
+    def __init__(self, bus: Bus, source: MemorySource) -> None:
+        super().__init__(bus)
+        self._source = source
+
+    async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
+        outcome, prior, head = await trio.to_thread.run_sync(self._read, event.namespaces)
+        await self.bus.publish(
+            MemoriesScanned(
+                run_id=event.run_id,
+                request=event,
+                memories=tuple(outcome.memories),
+                skipped=dict(outcome.skipped),
+                warnings=dict(outcome.warnings),
+                prior=prior,
+                head=head,
+            )
+        )
+
+    def _read(self, namespaces: tuple[str, ...] | None):  # worker thread: one store user at a time
+        prior = self._source.load_state()
+        return self._source.scan(namespaces), prior, self._source.head()

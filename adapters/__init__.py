@@ -1,0 +1,1 @@
+"""The outside world: git, files, the clock, the command line."""

@@ -1,0 +1,279 @@
+"""The git repository, through pygit2: notes trees read and written directly.
+
+All writes build trees and commits in the object database and then move
+refs in one pygit2 reference transaction with compare-and-swap: every ref
+ends at its old or its new commit, never in between. Not thread-safe: use
+one instance from one thread at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pygit2
+
+NOTES_BASE = "refs/notes/mem"
+FALLBACK_NAME = "memactors"
+FALLBACK_EMAIL = "memactors@localhost"
+_HEX = frozenset(string.hexdigits.lower())
+
+
+class StoreError(Exception):
+    """The repository cannot be used as asked; the message says why in one line."""
+
+
+class NotARepository(StoreError):
+    """The path is not inside a git repository."""
+
+
+class RefsMoved(StoreError):
+    """A ref changed between read and write (another writer won the race)."""
+
+
+def _is_hex40(name: str) -> bool:
+    return len(name) == 40 and all(c in _HEX for c in name)
+
+
+class GitStore:
+    """A git repository seen as notes refs of memories and our state refs."""
+
+    def __init__(self, path: str | os.PathLike[str], *, notes_base: str = NOTES_BASE) -> None:
+        path = Path(path)
+        if not path.exists():
+            raise NotARepository(f"{path} does not exist")
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise NotARepository(f"{path} is not inside a git repository (run `git init` first?)")
+        try:
+            self.repo = pygit2.Repository(found)
+        except pygit2.GitError as exc:
+            raise StoreError(f"cannot open the repository at {found}: {exc}") from None
+        self.notes_base = notes_base.rstrip("/")
+
+    # --- locations ---------------------------------------------------------------
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.path)
+
+    @property
+    def common_dir(self) -> Path:
+        """git's common dir: shared by every worktree (`.git` may be a file in a worktree)."""
+        marker = self.git_dir / "commondir"
+        if marker.is_file():
+            return (self.git_dir / marker.read_text().strip()).resolve()
+        return self.git_dir
+
+    @property
+    def description(self) -> str:
+        return self.repo.workdir or self.repo.path
+
+    # --- refs --------------------------------------------------------------------
+
+    def tip(self, ref: str) -> str | None:
+        """The commit `ref` points at, or None when it does not exist."""
+        try:
+            reference = self.repo.references.get(ref)
+        except (pygit2.GitError, ValueError) as exc:
+            raise StoreError(f"cannot read {ref}: {exc}") from None
+        if reference is None:
+            return None
+        try:
+            return str(reference.resolve().target)
+        except (pygit2.GitError, KeyError) as exc:
+            raise StoreError(f"cannot read {ref}: {exc}") from None
+
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None (unborn HEAD, e.g. a fresh bare repository)."""
+        if self.repo.head_is_unborn:
+            return None
+        try:
+            return str(self.repo.head.target)
+        except pygit2.GitError:
+            return None
+
+    def memory_refs(self) -> dict[str, str]:
+        """namespace -> ref for every notes ref under the base (with its slash)."""
+        prefix = self.notes_base + "/"
+        try:
+            names = self.repo.references
+            return {name[len(prefix) :]: name for name in names if name.startswith(prefix)}
+        except pygit2.GitError as exc:
+            raise StoreError(f"cannot list references: {exc}") from None
+
+    # --- notes trees ---------------------------------------------------------------
+
+    def _tree_of(self, commit_hex: str) -> pygit2.Tree:
+        try:
+            commit = self.repo[commit_hex]
+            return commit.peel(pygit2.Tree)
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise StoreError(f"notes commit {commit_hex[:12]} is unreadable: {exc}") from None
+
+    def notes(self, ref: str) -> list[tuple[str, str]]:
+        """(annotated commit, note blob) for every note of `ref`, any fanout."""
+        tip = self.tip(ref)
+        if tip is None:
+            return []
+        return list(self._walk(self._tree_of(tip), ""))
+
+    def _walk(self, tree: pygit2.Tree, prefix: str) -> Iterator[tuple[str, str]]:
+        for entry in tree:
+            name = prefix + entry.name
+            if entry.type_str == "tree":
+                if len(name) < 40:
+                    yield from self._walk(self.repo[entry.id], name)
+            elif entry.type_str == "blob" and _is_hex40(name):
+                yield name, str(entry.id)
+
+    def read_blob(self, blob_hex: str) -> bytes:
+        try:
+            return self.repo[blob_hex].data
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise StoreError(f"note blob {blob_hex[:12]} is unreadable: {exc}") from None
+
+    def note_path(self, tree: pygit2.Tree, commit_hex: str) -> str | None:
+        """Where the note for `commit_hex` sits in a notes tree, whatever the fanout."""
+        node: pygit2.Tree = tree
+        prefix = ""
+        while True:
+            rest = commit_hex[len(prefix) :]
+            if rest in node:
+                return prefix + rest
+            head = rest[:2]
+            if len(rest) > 2 and head in node and node[head].type_str == "tree":
+                node = self.repo[node[head].id]
+                prefix += head + "/"
+                continue
+            return None
+
+    def read_note(self, ref: str, commit_hex: str) -> bytes | None:
+        tip = self.tip(ref)
+        if tip is None:
+            return None
+        tree = self._tree_of(tip)
+        path = self.note_path(tree, commit_hex)
+        return None if path is None else self.read_blob(str(tree[path].id))
+
+    def _signature(self) -> pygit2.Signature:
+        try:
+            return self.repo.default_signature
+        except (KeyError, pygit2.GitError):
+            return pygit2.Signature(FALLBACK_NAME, FALLBACK_EMAIL)
+
+    def build_notes_commit(
+        self,
+        ref_tip: str | None,
+        notes: Mapping[str, bytes | None],
+        message: str,
+        *,
+        keep_layout: bool = False,
+    ) -> str:
+        """A commit whose tree is `ref_tip`'s notes tree with `notes` set (None removes).
+
+        New notes go into a two-character fanout unless `keep_layout` asks to
+        follow a flat tree. A note already present anywhere is replaced where
+        it is, so no commit ever ends up with two notes. Returns the commit id;
+        moves no ref.
+        """
+        base = self._tree_of(ref_tip) if ref_tip else None
+        fanout = not keep_layout or (
+            base is not None and any(e.type_str == "tree" and len(e.name) == 2 for e in base)
+        )
+        placed: dict[str, dict[str, bytes | None]] = defaultdict(dict)
+        for commit_hex, data in notes.items():
+            existing = self.note_path(base, commit_hex) if base is not None else None
+            if existing is not None:
+                directory, _, leaf = existing.rpartition("/")
+            elif fanout:
+                directory, leaf = commit_hex[:2], commit_hex[2:]
+            else:
+                directory, leaf = "", commit_hex
+            placed[directory][leaf] = data
+        tree_id = self._rewrite_tree(base, "", placed)
+        parents = [pygit2.Oid(hex=ref_tip)] if ref_tip else []
+        signature = self._signature()
+        return str(self.repo.create_commit(None, signature, signature, message, tree_id, parents))
+
+    def _rewrite_tree(
+        self, tree: pygit2.Tree | None, path: str, placed: Mapping[str, Mapping[str, bytes | None]]
+    ) -> pygit2.Oid:
+        builder = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
+        for leaf, data in placed.get(path, {}).items():
+            if data is None:
+                if builder.get(leaf) is not None:
+                    builder.remove(leaf)
+            else:
+                builder.insert(leaf, self.repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+        prefix = f"{path}/" if path else ""
+        children = {d[len(prefix) :].split("/")[0] for d in placed if d.startswith(prefix) and d != path}
+        for child in sorted(children):
+            sub_path = prefix + child
+            existing = builder.get(child)
+            subtree = self.repo[existing.id] if existing is not None and existing.type_str == "tree" else None
+            sub_id = self._rewrite_tree(subtree, sub_path, placed)
+            if len(self.repo[sub_id]) == 0:
+                if existing is not None:
+                    builder.remove(child)
+            else:
+                builder.insert(child, sub_id, pygit2.GIT_FILEMODE_TREE)
+        return builder.write()
+
+    def move_refs(self, updates: Mapping[str, str], expected: Mapping[str, str | None], message: str) -> None:
+        """Point each ref at its new commit, all or none, if every ref still holds `expected`.
+
+        Raises RefsMoved, leaving every ref untouched, when one moved.
+        """
+        with self.repo.transaction() as txn:
+            for ref in sorted(updates):
+                txn.lock_ref(ref)
+            for ref in sorted(updates):
+                if self.tip(ref) != expected.get(ref):
+                    raise RefsMoved(f"{ref} moved while this run was working")
+            for ref in sorted(updates):
+                txn.set_target(ref, updates[ref], message=message)
+
+    # --- config --------------------------------------------------------------------
+
+    def ensure_rewrite_refs(self, refs: list[str]) -> None:
+        """Add `refs` to notes.rewriteRef so rebases and amends carry them."""
+        config = self.repo.config
+        try:
+            present = set(config.get_multivar("notes.rewriteRef"))
+        except pygit2.GitError:
+            present = set()
+        for ref in refs:
+            if ref not in present:
+                config.set_multivar("notes.rewriteRef", "^" + ref.replace(".", r"\.") + "$", ref)
+
+    # --- capture --------------------------------------------------------------------
+
+    def append_memory_note(self, namespace: str, entry_bytes_for: "_Appender") -> str:
+        """Append to the note of HEAD in `<base>/<namespace>`; returns the annotated commit.
+
+        `entry_bytes_for(existing)` returns the whole new note from the old one.
+        """
+        head = self.head()
+        if head is None:
+            raise StoreError("the repository has no commit yet: memories hang on commits, commit once first")
+        ref = f"{self.notes_base}/{namespace}"
+        for _ in range(5):
+            tip = self.tip(ref)
+            existing = self.read_note(ref, head) if tip else None
+            commit = self.build_notes_commit(
+                tip, {head: entry_bytes_for(existing)}, "Notes added by 'git notes append'\n", keep_layout=True
+            )
+            try:
+                self.move_refs({ref: commit}, {ref: tip}, "notes: Notes added by 'git notes append'")
+                return head
+            except RefsMoved:
+                continue
+        raise StoreError(f"{ref} kept moving while appending; try again")
+
+
+class _Appender:  # typing aid only
+    def __call__(self, existing: bytes | None) -> bytes: ...

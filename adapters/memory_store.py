@@ -1,0 +1,131 @@
+"""The actors' ports over a git repository: read memories and state, commit a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memactors.actors.ports import ScanOutcome, StateChange, StateConflict
+from memactors.adapters.git_store import GitStore, RefsMoved, StoreError
+from memactors.adapters.note_format import parse_note
+from memactors.adapters.parse_cache import ParseCache
+from memactors.adapters.state_codec import (
+    UnreadableState,
+    decode_meta_note,
+    decode_runs_note,
+    encode_meta_note,
+    encode_runs_note,
+)
+from memactors.events.metadata import MemoryMeta
+from memactors.events.state import StateSnapshot
+
+META_REF = "refs/notes/mem-meta"
+RUNS_REF = "refs/notes/mem-runs"
+STATE_REFS = (META_REF, RUNS_REF)
+
+
+class MemoryStore:
+    """`MemorySource` and `StateSink` for one repository.
+
+    Scans parse only notes whose blob is not in the parse cache; the
+    cache is saved after each scan unless `read_only`. Duplicate entries
+    (same stable key) count once, the rest as `duplicate_entry`.
+    """
+
+    def __init__(self, git: GitStore, *, read_only: bool = False) -> None:
+        self.git = git
+        self.read_only = read_only
+        self.cache = ParseCache(git.common_dir / "memactors" / "parse-cache.json")
+
+    def check_readable(self) -> None:
+        """Raise StoreError naming the first memory or state ref that cannot be read."""
+        for ref in list(self.git.memory_refs().values()) + list(STATE_REFS):
+            tip = self.git.tip(ref)
+            if tip is not None:
+                self.git.notes(ref)
+
+    def head(self) -> str | None:
+        return self.git.head()
+
+    def scan(self, namespaces: tuple[str, ...] | None) -> ScanOutcome:
+        outcome = ScanOutcome(memories=[])
+        seen: set[str] = set()
+        for namespace, ref in sorted(self.git.memory_refs().items()):
+            if namespaces is not None and namespace not in namespaces:
+                continue
+            for commit, blob in sorted(self.git.notes(ref)):
+                parse = self.cache.get(namespace, blob, commit)
+                if parse is None:
+                    parse = parse_note(namespace, commit, self.git.read_blob(blob))
+                    self.cache.put(namespace, blob, parse)
+                outcome.skipped.update(parse.skipped)
+                outcome.warnings.update(parse.warnings)
+                for memory in parse.memories:
+                    if memory.key in seen:
+                        outcome.skipped["duplicate_entry"] += 1
+                        continue
+                    seen.add(memory.key)
+                    outcome.memories.append(memory)
+        if not self.read_only:
+            self.cache.save()
+        return outcome
+
+    def load_state(self) -> StateSnapshot:
+        tips = {ref: self.git.tip(ref) for ref in STATE_REFS}
+        meta: dict[str, MemoryMeta] = {}
+        for commit, blob in self.git.notes(META_REF):
+            try:
+                records = decode_meta_note(commit, self.git.read_blob(blob))
+            except (UnreadableState, ValueError) as exc:
+                raise StoreError(f"{META_REF}: {exc}") from None
+            for record in records:
+                meta[record.key] = record
+        return StateSnapshot(tips=tips, meta=meta)
+
+    def commit(self, change: StateChange, expected_tips: dict[str, str | None]) -> list[str]:
+        run_id = change.report.run_id
+        message = f"memactors run {run_id}\n\nRun-Commit: {change.run_commit}\n"
+        meta_notes = {
+            commit: encode_meta_note(records) if records else None
+            for commit, records in change.meta_by_commit.items()
+        }
+        meta_commit = self.git.build_notes_commit(expected_tips.get(META_REF), meta_notes, message)
+        runs_tip = expected_tips.get(RUNS_REF)
+        existing = self._note_at(runs_tip, change.run_commit)
+        runs_commit = self.git.build_notes_commit(
+            runs_tip, {change.run_commit: encode_runs_note(existing, change.report)}, message
+        )
+        try:
+            self.git.move_refs(
+                {META_REF: meta_commit, RUNS_REF: runs_commit}, expected_tips, f"memactors: run {run_id}"
+            )
+        except RefsMoved as exc:
+            raise StateConflict(str(exc)) from None
+        self.git.ensure_rewrite_refs(list(STATE_REFS))
+        return list(STATE_REFS)
+
+    def _note_at(self, tip: str | None, commit: str) -> bytes | None:
+        if tip is None:
+            return None
+        tree = self.git._tree_of(tip)
+        path = self.git.note_path(tree, commit)
+        return None if path is None else self.git.read_blob(str(tree[path].id))
+
+    def last_run(self) -> dict[str, Any] | None:
+        """The record of the newest persisted run, found through the tip commit's trailer."""
+        tip = self.git.tip(RUNS_REF)
+        if tip is None:
+            return None
+        message = self.git.repo[tip].message
+        run_commit = next(
+            (line.split(":", 1)[1].strip() for line in message.splitlines() if line.startswith("Run-Commit:")),
+            None,
+        )
+        run_id = message.splitlines()[0].removeprefix("memactors run ").strip()
+        data = self._note_at(tip, run_commit) if run_commit else None
+        if data is None:
+            return None
+        try:
+            runs = decode_runs_note(data)
+        except UnreadableState as exc:
+            raise StoreError(f"{RUNS_REF}: {exc}") from None
+        return next((run for run in reversed(runs) if run.get("run_id") == run_id), runs[-1] if runs else None)

@@ -1,0 +1,319 @@
+"""The git-notes-memory note format: split, parse and write entries.
+
+A note holds entries separated by a blank line; an entry is a `---` line,
+YAML front matter, a `---` line, a blank line and an optional markdown
+body. Parsing never fails: what cannot be read is counted by reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from typing import Any
+
+import yaml
+
+from memactors.events.memory import Memory, memory_key
+
+#: Front matter larger than this is refused (YAML alias bombs).
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+#: Bodies are kept up to this many characters for processing; the key hashes the whole body.
+MAX_BODY_CHARS = 1_000_000
+#: How far to look for the closing `---` of a front matter block.
+MAX_FRONT_MATTER_LINES = 200
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*):(?: (.*))?$")
+_FM_LINE = re.compile(r"^(?:[A-Za-z_][\w-]*\s*:|\s|-(?: |$)|#)")
+_IDENTITY_KEYS = ("type:", "timestamp:")
+_YAML_WORDS = frozenset(
+    "null ~ true false yes no on off y n".split()
+)
+_PLAIN_BAD_START = frozenset("[]{}&*!|>%@`,?:-#'\"")
+
+try:  # libyaml when present: same results, ten times faster
+    _YamlLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML wheel
+    _YamlLoader = yaml.SafeLoader
+
+
+@dataclass
+class NoteParse:
+    """What one note yielded: memories in entry order, and what was skipped or repaired on read."""
+
+    memories: list[Memory] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    warnings: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class _Block:
+    start: int  # line of the opening ---
+    close: int  # line of the closing ---
+
+
+def _is_delimiter(line: str) -> bool:
+    return line.rstrip() == "---"
+
+
+def _looks_like_front_matter(lines: list[str]) -> bool:
+    if not any(line.startswith(_IDENTITY_KEYS) for line in lines):
+        return False
+    return all(not line.strip() or _FM_LINE.match(line) for line in lines)
+
+
+def _find_blocks(lines: list[str]) -> list[_Block]:
+    """Entry starts: a `---` line opening a front-matter-like block.
+
+    After the first entry, a start must follow a blank line (the append
+    separator), so `---` rules and fenced YAML inside bodies stay body.
+    """
+    blocks: list[_Block] = []
+    i, n = 0, len(lines)
+    while i < n:
+        if _is_delimiter(lines[i]) and (not blocks or (i > 0 and not lines[i - 1].strip())):
+            limit = min(n, i + 1 + MAX_FRONT_MATTER_LINES)
+            close = next((k for k in range(i + 1, limit) if _is_delimiter(lines[k])), None)
+            if close is not None and _looks_like_front_matter(lines[i + 1 : close]):
+                blocks.append(_Block(i, close))
+                i = close + 1
+                continue
+        i += 1
+    return blocks
+
+
+def _plain_scalar(raw: str) -> str | None:
+    """A YAML scalar read as a string, or None when only a real YAML parser can tell."""
+    raw = raw.rstrip()
+    if not raw:
+        return None
+    first = raw[0]
+    if first == "'":
+        if len(raw) < 2 or raw[-1] != "'":
+            return None
+        inner = raw[1:-1]
+        if "'" in inner.replace("''", ""):
+            return None
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
+            return None
+        return inner
+    if first in _PLAIN_BAD_START or first.isdigit() or first in "+.":
+        return None
+    if ": " in raw or " #" in raw or raw.endswith(":") or raw.lower() in _YAML_WORDS:
+        return None
+    return raw
+
+
+def _fast_front_matter(lines: list[str]) -> dict[str, Any] | None:
+    """The subset of YAML that `yaml.dump` writes for front matter; None means 'ask PyYAML'."""
+    result: dict[str, Any] = {}
+    open_list: str | None = None
+    for line in lines:
+        if not line.strip():
+            return None
+        if line.startswith("- "):
+            if open_list is None:
+                return None
+            item = _plain_scalar(line[2:])
+            if item is None:
+                return None
+            result[open_list].append(item)
+            continue
+        match = _KEY_LINE.match(line)
+        if match is None:
+            return None
+        key, raw = match.group(1), match.group(2)
+        if key in result:
+            return None
+        if raw is None or raw.strip() == "":
+            result[key] = []
+            open_list = key
+            continue
+        open_list = None
+        if raw.strip() == "[]":
+            result[key] = []
+            continue
+        value = _plain_scalar(raw)
+        if value is None:
+            return None
+        result[key] = value
+    for key, value in result.items():
+        if value == [] and f"{key}: []" not in lines:
+            result[key] = None  # `key:` with no items is YAML null
+    return result
+
+
+def parse_front_matter(text: str) -> dict[str, Any]:
+    """Front matter as a mapping. Raises ValueError naming the skip reason."""
+    if len(text) > MAX_FRONT_MATTER_CHARS:
+        raise ValueError("front_matter_too_large")
+    lines = text.split("\n")
+    fast = _fast_front_matter(lines)
+    if fast is not None:
+        return fast
+    try:
+        loaded = yaml.load(text, Loader=_YamlLoader)
+    except yaml.YAMLError:
+        raise ValueError("invalid_yaml") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ValueError("front_matter_not_mapping")
+    return loaded
+
+
+def _timestamp(value: Any) -> tuple[datetime, bool]:
+    """(aware datetime, assumed_utc). Raises ValueError naming the skip reason."""
+    if value is None:
+        raise ValueError("missing_timestamp")
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise ValueError("invalid_timestamp") from None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc), True
+    return moment, False
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(str(item) for item in value if item is not None)
+    return tuple(part.strip() for part in str(value).split(",") if part.strip())
+
+
+def _optional(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _line_offsets(lines: list[str]) -> list[int]:
+    offsets, total = [], 0
+    for line in lines:
+        offsets.append(total)
+        total += len(line) + 1
+    return offsets
+
+
+def parse_note(namespace: str, commit: str, data: bytes) -> NoteParse:
+    """Every entry of one note blob, parsed as far as is safe.
+
+    Never raises for bad content and never changes it: undecodable bytes
+    are replaced on read (counted as `non_utf8`), unreadable entries are
+    skipped and counted by reason.
+    """
+    result = NoteParse()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        result.warnings["non_utf8"] += 1
+    lines = text.split("\n")
+    blocks = _find_blocks(lines)
+    if not blocks:
+        if text.strip():
+            result.skipped["no_front_matter"] += 1
+        return result
+    if any(line.strip() for line in lines[: blocks[0].start]):
+        result.skipped["no_front_matter"] += 1
+    offsets = _line_offsets(lines)
+    for index, block in enumerate(blocks):
+        end = blocks[index + 1].start if index + 1 < len(blocks) else len(lines)
+        if index == 0:
+            upstream_index = 0
+        else:
+            # git-notes-memory numbered this entry from the note as it was before the append
+            before = text[: max(0, offsets[block.start] - 1)]
+            upstream_index = before.count("\n---\n") // 2 + 1
+        try:
+            front = parse_front_matter("\n".join(lines[block.start + 1 : block.close]))
+            moment, assumed_utc = _timestamp(front.get("timestamp"))
+        except ValueError as reason:
+            result.skipped[str(reason)] += 1
+            continue
+        if assumed_utc:
+            result.warnings["timestamp_without_offset"] += 1
+        body = "\n".join(lines[block.close + 1 : end]).strip("\n").rstrip()
+        summary = _optional(front.get("summary")) or ""
+        if not summary.strip():
+            first_line = next((line.strip() for line in body.split("\n") if line.strip()), "")
+            if not first_line:
+                result.skipped["empty_entry"] += 1
+                continue
+            summary = first_line[:100]
+            result.warnings["summary_from_body"] += 1
+        key = memory_key(namespace, moment.isoformat(), summary, body)
+        if len(body) > MAX_BODY_CHARS:
+            body = body[:MAX_BODY_CHARS]
+            result.warnings["body_truncated"] += 1
+        result.memories.append(
+            Memory.model_construct(
+                key=key,
+                namespace=namespace,
+                commit=commit,
+                index=index,
+                upstream_index=upstream_index,
+                timestamp=moment,
+                summary=summary,
+                body=body,
+                tags=_strings(front.get("tags")),
+                spec=_optional(front.get("spec")),
+                phase=_optional(front.get("phase")),
+                status=_optional(front.get("status")),
+                relates_to=_strings(front.get("relates_to")),
+            )
+        )
+    return result
+
+
+# --- writing, exactly as git-notes-memory 0.12 does ---------------------------------
+
+
+def serialize_entry(front_matter: dict[str, Any], body: str = "") -> str:
+    """One entry in git-notes-memory's layout (its `serialize_note`)."""
+    dumped = yaml.dump(
+        front_matter, default_flow_style=False, allow_unicode=True, sort_keys=False
+    ).rstrip()
+    if body and body.strip():
+        return f"---\n{dumped}\n---\n\n{body}"
+    return f"---\n{dumped}\n---\n"
+
+
+def stripspace(text: str) -> str:
+    """git's message cleanup for `git notes append -m`: trailing blanks off, blank runs collapsed."""
+    out: list[str] = []
+    blank = False
+    for line in text.split("\n"):
+        line = line.rstrip(" \t\n\v\f\r")
+        if not line:
+            blank = bool(out)
+            continue
+        if blank:
+            out.append("")
+            blank = False
+        out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+def append_entry(existing: bytes | None, entry: str) -> bytes:
+    """The note after `git notes append -m <entry>`: old bytes, a blank line, the cleaned entry."""
+    message = stripspace(entry).encode("utf-8")
+    if existing:
+        return existing + b"\n" + message
+    return message
+
+
+def upstream_next_index(existing: bytes | None) -> int:
+    """The index git-notes-memory gives the next entry appended to this note."""
+    if not existing:
+        return 0
+    return existing.decode("utf-8", errors="replace").count("\n---\n") // 2 + 1

@@ -1,0 +1,46 @@
+"""Configuration from the environment (`MEMACTORS_*`, plus upstream's notes base)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memactors.events.retention import DEFAULT_IMPORTANCE, RetentionPolicy
+
+
+class Settings(BaseSettings):
+    """Every tunable, read once per command. See README "Configuration"."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMACTORS_", extra="ignore")
+
+    retention_half_life_days: float = Field(30.0, gt=0)
+    retention_weight_recency: float = Field(0.4, ge=0)
+    retention_weight_activation: float = Field(0.2, ge=0)
+    retention_weight_importance: float = Field(0.4, ge=0)
+    retention_activation_saturation: int = Field(20, ge=1)
+    retention_superseded_factor: float = Field(0.2, ge=0, le=1)
+    tier_hot_threshold: float = Field(0.6, ge=0, le=1)
+    tier_warm_threshold: float = Field(0.3, ge=0, le=1)
+    tier_cold_threshold: float = Field(0.1, ge=0, le=1)
+    importance: dict[str, float] = Field(default_factory=dict)
+    default_importance: float = Field(0.5, ge=0, le=1)
+    timezone: str | None = None
+    notes_base: str = Field(
+        "refs/notes/mem",
+        validation_alias=AliasChoices("MEMORY_PLUGIN_GIT_NAMESPACE", "MEMACTORS_NOTES_BASE"),
+    )
+
+    def retention_policy(self) -> RetentionPolicy:
+        return RetentionPolicy(
+            weight_recency=self.retention_weight_recency,
+            weight_activation=self.retention_weight_activation,
+            weight_importance=self.retention_weight_importance,
+            half_life_days=self.retention_half_life_days,
+            activation_saturation=self.retention_activation_saturation,
+            importance={**DEFAULT_IMPORTANCE, **self.importance},
+            default_importance=self.default_importance,
+            superseded_factor=self.retention_superseded_factor,
+            hot_threshold=self.tier_hot_threshold,
+            warm_threshold=self.tier_warm_threshold,
+            cold_threshold=self.tier_cold_threshold,
+        )

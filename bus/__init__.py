@@ -1,0 +1,1 @@
+"""The in-process bus: typed routing, the actor base class, supervision, shutdown."""

@@ -1,0 +1,53 @@
+"""What a run did, as printed by `consolidate --json` and stored in `refs/notes/mem-runs`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RUN_SCHEMA_VERSION = 1
+
+
+class TokenUsage(BaseModel):
+    """LLM spend of one run (zero until an LLM provider is configured)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    llm_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class RunReport(BaseModel):
+    """One consolidation run, complete or not.
+
+    `phase` is where the run ended: `completed`, `dry_run` or `failed`.
+    `tier_transitions` counts `"<from>-><to>"` moves, `new` as the source
+    for memories seen for the first time. `persisted` is False when the
+    run changed nothing (and then wrote nothing, not even this record).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    run_id: str
+    trigger: str
+    started_at: datetime
+    completed_at: datetime | None = None
+    phase: str
+    namespaces: tuple[str, ...] | None = None
+    head: str | None = None
+    memories_processed: int = 0
+    memories_skipped: dict[str, int] = Field(default_factory=dict)
+    parse_warnings: dict[str, int] = Field(default_factory=dict)
+    clusters_found: int = 0
+    summaries_created: int = 0
+    supersessions_detected: int = 0
+    tier_counts: dict[str, int] = Field(default_factory=dict)
+    tier_transitions: dict[str, int] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    duration_seconds: float = 0.0
+    persisted: bool = False
+    refs_updated: list[str] = Field(default_factory=list)

@@ -1,0 +1,21 @@
+"""The consolidation state a run starts from."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from memactors.events.metadata import MemoryMeta
+
+
+class StateSnapshot(BaseModel):
+    """Our refs as a run found them.
+
+    `tips` maps each state ref to the commit it pointed at (None: absent);
+    the persister compares against these to publish only on an unchanged
+    store (compare-and-swap). `meta` is every metadata record, by memory key.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tips: dict[str, str | None]
+    meta: dict[str, MemoryMeta]
