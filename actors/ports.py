@@ -38,7 +38,9 @@ class StateConflict(Exception):
 class MemorySource(Protocol):
     """Reads memories and our prior state. Blocking: call from a worker thread."""
 
-    def scan(self, namespaces: tuple[str, ...] | None) -> ScanOutcome: ...
+    def scan(self, namespaces: tuple[str, ...] | None, *, remember: bool = True) -> ScanOutcome:
+        """Memories in `namespaces` (all when None); `remember` keeps local parse caches."""
+        ...
 
     def load_state(self) -> StateSnapshot: ...
 

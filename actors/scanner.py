@@ -22,7 +22,7 @@ class Scanner(Actor):
         self._source = source
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
-        outcome, prior, head = await trio.to_thread.run_sync(self._read, event.namespaces)
+        outcome, prior, head = await trio.to_thread.run_sync(self._read, event.namespaces, not event.dry_run)
         await self.bus.publish(
             MemoriesScanned(
                 run_id=event.run_id,
@@ -35,6 +35,7 @@ class Scanner(Actor):
             )
         )
 
-    def _read(self, namespaces: tuple[str, ...] | None):  # worker thread: one store user at a time
+    def _read(self, namespaces: tuple[str, ...] | None, remember: bool):
+        # worker thread: the store is used by one thread at a time
         prior = self._source.load_state()
-        return self._source.scan(namespaces), prior, self._source.head()
+        return self._source.scan(namespaces, remember=remember), prior, self._source.head()

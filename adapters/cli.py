@@ -104,11 +104,11 @@ def _settings():
         raise UsageError(f"invalid configuration MEMACTORS_{where.upper()}: {first['msg']}") from None
 
 
-def _open_store(repo: Path, settings, *, read_only: bool = False):
+def _open_store(repo: Path, settings):
     from memactors.adapters.git_store import GitStore
     from memactors.adapters.memory_store import MemoryStore
 
-    return MemoryStore(GitStore(repo, notes_base=settings.notes_base), read_only=read_only)
+    return MemoryStore(GitStore(repo, notes_base=settings.notes_base))
 
 
 def _emit(args: argparse.Namespace, document: Any, text: str) -> None:
@@ -133,7 +133,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     from memactors.adapters.runtime import RunOptions, consolidate
 
     settings = _settings()
-    store = _open_store(args.repo, settings, read_only=args.dry_run)
+    store = _open_store(args.repo, settings)
     store.check_readable()
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)

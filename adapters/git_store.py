@@ -139,15 +139,15 @@ class GitStore:
     def note_path(self, tree: pygit2.Tree, commit_hex: str) -> str | None:
         """Where the note for `commit_hex` sits in a notes tree, whatever the fanout."""
         node: pygit2.Tree = tree
-        prefix = ""
+        path, consumed = "", 0
         while True:
-            rest = commit_hex[len(prefix) :]
+            rest = commit_hex[consumed:]
             if rest in node:
-                return prefix + rest
+                return path + rest
             head = rest[:2]
             if len(rest) > 2 and head in node and node[head].type_str == "tree":
                 node = self.repo[node[head].id]
-                prefix += head + "/"
+                path, consumed = f"{path}{head}/", consumed + 2
                 continue
             return None
 

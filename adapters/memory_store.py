@@ -27,13 +27,12 @@ class MemoryStore:
     """`MemorySource` and `StateSink` for one repository.
 
     Scans parse only notes whose blob is not in the parse cache; the
-    cache is saved after each scan unless `read_only`. Duplicate entries
+    cache is saved after each scan asked to `remember`. Duplicate entries
     (same stable key) count once, the rest as `duplicate_entry`.
     """
 
-    def __init__(self, git: GitStore, *, read_only: bool = False) -> None:
+    def __init__(self, git: GitStore) -> None:
         self.git = git
-        self.read_only = read_only
         self.cache = ParseCache(git.common_dir / "memactors" / "parse-cache.json")
 
     def check_readable(self) -> None:
@@ -46,7 +45,7 @@ class MemoryStore:
     def head(self) -> str | None:
         return self.git.head()
 
-    def scan(self, namespaces: tuple[str, ...] | None) -> ScanOutcome:
+    def scan(self, namespaces: tuple[str, ...] | None, *, remember: bool = True) -> ScanOutcome:
         outcome = ScanOutcome(memories=[])
         seen: set[str] = set()
         for namespace, ref in sorted(self.git.memory_refs().items()):
@@ -65,7 +64,7 @@ class MemoryStore:
                         continue
                     seen.add(memory.key)
                     outcome.memories.append(memory)
-        if not self.read_only:
+        if remember:
             self.cache.save()
         return outcome
 

@@ -72,6 +72,7 @@ async def drive_run(
             full=options.full,
         )
         await bus.publish(request)
+        log.info("run %s started (%s)", request.run_id, options.trigger)
         async for event in outcomes:
             if getattr(event, "run_id", None) == request.run_id:
                 break
