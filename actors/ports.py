@@ -38,8 +38,14 @@ class StateConflict(Exception):
 class MemorySource(Protocol):
     """Reads memories and our prior state. Blocking: call from a worker thread."""
 
-    def scan(self, namespaces: tuple[str, ...] | None, *, remember: bool = True) -> ScanOutcome:
-        """Memories in `namespaces` (all when None); `remember` keeps local parse caches."""
+    def scan(
+        self, namespaces: tuple[str, ...] | None, *, remember: bool = True, reparse: bool = False
+    ) -> ScanOutcome:
+        """Memories in `namespaces` (all when None).
+
+        `remember` keeps local parse caches for the next scan; `reparse`
+        ignores them and reads every note afresh.
+        """
         ...
 
     def load_state(self) -> StateSnapshot: ...

@@ -22,7 +22,7 @@ class Scanner(Actor):
         self._source = source
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
-        outcome, prior, head = await trio.to_thread.run_sync(self._read, event.namespaces, not event.dry_run)
+        outcome, prior, head = await trio.to_thread.run_sync(self._read, event)
         await self.bus.publish(
             MemoriesScanned(
                 run_id=event.run_id,
@@ -35,7 +35,8 @@ class Scanner(Actor):
             )
         )
 
-    def _read(self, namespaces: tuple[str, ...] | None, remember: bool):
+    def _read(self, request: RunRequested):
         # worker thread: the store is used by one thread at a time
         prior = self._source.load_state()
-        return self._source.scan(namespaces, remember=remember), prior, self._source.head()
+        scan = self._source.scan(request.namespaces, remember=not request.dry_run, reparse=request.full)
+        return scan, prior, self._source.head()

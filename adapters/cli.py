@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
     p.add_argument("--namespace", action="append", metavar="NS",
                    help="limit the run to this namespace (repeatable)")
-    p.add_argument("--full", action="store_true", help="re-process everything, not only what changed")
+    p.add_argument("--full", action="store_true", help="re-read every note, ignoring the parse cache")
 
     p = commands.add_parser("capture", parents=[common, reporting],
                             help="append a memory exactly as git-notes-memory does",

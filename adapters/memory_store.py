@@ -45,14 +45,16 @@ class MemoryStore:
     def head(self) -> str | None:
         return self.git.head()
 
-    def scan(self, namespaces: tuple[str, ...] | None, *, remember: bool = True) -> ScanOutcome:
+    def scan(
+        self, namespaces: tuple[str, ...] | None, *, remember: bool = True, reparse: bool = False
+    ) -> ScanOutcome:
         outcome = ScanOutcome(memories=[])
         seen: set[str] = set()
         for namespace, ref in sorted(self.git.memory_refs().items()):
             if namespaces is not None and namespace not in namespaces:
                 continue
             for commit, blob in sorted(self.git.notes(ref)):
-                parse = self.cache.get(namespace, blob, commit)
+                parse = None if reparse else self.cache.get(namespace, blob, commit)
                 if parse is None:
                     parse = parse_note(namespace, commit, self.git.read_blob(blob))
                     self.cache.put(namespace, blob, parse)

@@ -90,6 +90,9 @@ def test_rescans_parse_only_notes_that_changed(populated: Repo) -> None:
     store = MemoryStore(GitStore(populated.path))
     store.scan(None)
     assert store.cache.misses == 1
+    store = MemoryStore(GitStore(populated.path))
+    store.scan(None, reparse=True)
+    assert store.cache.hits == 0
 
 
 class RacingSink:
