@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel
 
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.report import RunReport
 from memactors.events.state import StateSnapshot
+
+T = TypeVar("T", bound=BaseModel)
 
 
 @dataclass
@@ -66,3 +73,54 @@ class StateSink(Protocol):
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+# --- semantic consolidation ------------------------------------------------------------
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors. Blocking: call from a worker thread."""
+
+    model_id: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """A (len(texts), dimensions) array; row i is the unit vector of texts[i]."""
+        ...
+
+
+class InvalidAnswer(Exception):
+    """The model answered, but not with JSON matching the schema. `raw` is what it said."""
+
+    def __init__(self, message: str, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class LLMUnavailable(Exception):
+    """No provider could answer (down, rate-limited past retries, circuit open, capped)."""
+
+
+@dataclass(frozen=True)
+class Completion(Generic[T]):
+    """A validated structured answer and what it cost."""
+
+    value: T
+    provider: str
+    model: str
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float = 0.0
+
+
+class StructuredLLM(Protocol):
+    """An LLM that answers with JSON validated against a pydantic model. Async (trio)."""
+
+    provider: str
+    model: str
+
+    async def complete(self, system: str, user: str, schema: type[T]) -> Completion[T]:
+        """Ask once (transport retries inside). Raises InvalidAnswer or LLMUnavailable."""
+        ...
+
+    async def aclose(self) -> None: ...
