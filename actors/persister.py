@@ -1,39 +1,69 @@
-"""Persister: writes a run's changed metadata and its run record, or nothing at all."""
+"""Persister: writes what a run changed (metadata, summaries, edges) and its record, or nothing."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from typing import TypeVar
 
 import trio
 
+from memactors.actors.linker import SUMMARY_PREFIX, anchor, run_edges
 from memactors.actors.ports import Clock, StateChange, StateConflict, StateSink
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.bus.join import RunJoin
+from memactors.events.cluster import ClusterKind
+from memactors.events.edge import Edge, EdgeType
 from memactors.events.metadata import MemoryMeta
-from memactors.events.pipeline import Event, MemoriesScanned, MemoriesTiered, RunCompleted, RunFailed
-from memactors.events.report import RunReport
-from memactors.events.state import StateSnapshot
+from memactors.events.pipeline import (
+    ClustersFormed,
+    ClustersSummarized,
+    Event,
+    MemoriesScanned,
+    MemoriesTiered,
+    RunCompleted,
+    RunFailed,
+    SupersessionsJudged,
+)
+from memactors.events.report import RunReport, TokenUsage
+from memactors.events.summary import Summary
+from memactors.events.verdict import Relation
+
+R = TypeVar("R")
+#: Fields that say when and by which run a record was written, not what it says.
+_STAMPS = {"created_at", "run_id", "consolidation_run_id"}
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal apart from write stamps: rewriting an unchanged record is a change to nobody."""
+    return a.model_dump(exclude=_STAMPS) == b.model_dump(exclude=_STAMPS)  # type: ignore[attr-defined]
 
 
 class Persister(Actor):
-    """Joins a run's scan and tiers, diffs against the prior state, commits the difference.
+    """Joins a run's events, diffs against the prior state, commits the difference.
 
-    A run whose metadata equals the prior state writes nothing, not even a
-    run record. A dry run computes the report and writes nothing. When the
-    state refs moved since the scan, nothing is written and the run fails
-    with `conflict=True` so its requester can retry on the new state.
+    Waits for the scan and tiers, plus clusters, summaries and verdicts
+    when actors that publish them are running. A run whose records equal
+    the prior state writes nothing, not even a run record; a dry run writes
+    nothing. When the refs moved since the scan nothing is written and the
+    run fails with `conflict=True` so its requester retries on the new state.
     """
 
     name = "persister"
-    subscribes = (MemoriesScanned, MemoriesTiered, RunFailed)
+    subscribes = (MemoriesScanned, MemoriesTiered, ClustersFormed, ClustersSummarized, SupersessionsJudged,
+                  RunFailed)
     publishes = (RunCompleted, RunFailed)
 
     def __init__(self, bus: Bus, sink: StateSink, clock: Clock) -> None:
         super().__init__(bus)
         self._sink = sink
         self._clock = clock
-        self._join = RunJoin(bus, required=(MemoriesScanned, MemoriesTiered))
+        self._join = RunJoin(
+            bus,
+            required=(MemoriesScanned, MemoriesTiered),
+            if_published=(ClustersFormed, ClustersSummarized, SupersessionsJudged),
+        )
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, RunFailed):
@@ -44,57 +74,160 @@ class Persister(Actor):
             return
         scanned: MemoriesScanned = ready[MemoriesScanned]  # type: ignore[assignment]
         tiered: MemoriesTiered = ready[MemoriesTiered]  # type: ignore[assignment]
+        formed = ready.get(ClustersFormed)
+        summarized = ready.get(ClustersSummarized)
+        judged = ready.get(SupersessionsJudged)
+        assert formed is None or isinstance(formed, ClustersFormed)
+        assert summarized is None or isinstance(summarized, ClustersSummarized)
+        assert judged is None or isinstance(judged, SupersessionsJudged)
         request = scanned.request
-        changed = [meta for meta in tiered.metas if scanned.prior.meta.get(meta.key) != meta]
-        completed = self._clock.now()
+        prior = scanned.prior
+        now = self._clock.now()
+
+        new_summaries = {s.id: s for s in summarized.summaries} if summarized else {}
+        metas = self._metas(scanned, tiered, formed, new_summaries)
+        changed_meta = [m for m in metas if prior.meta.get(m.key) != m]
+
+        summary_changes: dict[str, Summary | None] = {
+            sid: s for sid, s in new_summaries.items() if sid not in prior.summaries or not _same(prior.summaries[sid], s)
+        }
+        if formed is not None:
+            live = {c.id for c in formed.clusters if c.kind is ClusterKind.SEMANTIC}
+            in_scope = {m.key for m in scanned.memories}
+            for sid, old in prior.summaries.items():
+                if sid not in live and set(old.source_keys) <= in_scope:
+                    summary_changes[sid] = None  # its cluster is gone: the summary is stale
+        edge_changes = self._edges(scanned, formed, judged, new_summaries, summary_changes, now)
+
+        usage = (summarized.usage if summarized else TokenUsage()) + (judged.usage if judged else TokenUsage())
+        fallbacks = list((summarized.fallbacks if summarized else ()) + (judged.fallbacks if judged else ()))
+        providers: Counter[str] = Counter(s.provider for s in new_summaries.values())
+        providers.update(v.provider for v in (judged.verdicts if judged else ()))
+        verdicts = judged.verdicts if judged else ()
         report = RunReport(
             run_id=request.run_id,
             trigger=request.trigger,
             started_at=request.started_at,
-            completed_at=completed,
+            completed_at=now,
             phase="dry_run" if request.dry_run else "completed",
             namespaces=request.namespaces,
             head=scanned.head,
             memories_processed=len(scanned.memories),
             memories_skipped=dict(sorted(scanned.skipped.items())),
             parse_warnings=dict(sorted(scanned.warnings.items())),
+            clusters_found=sum(c.kind is not ClusterKind.DUPLICATES for c in formed.clusters) if formed else 0,
+            duplicates_collapsed=len(formed.duplicate_of) if formed else 0,
+            memories_embedded=formed.embedded if formed else 0,
+            summaries_created=sum(s is not None for s in summary_changes.values()),
+            supersessions_detected=sum(v.relation in (Relation.SUPERSEDES, Relation.SUBSUMES) for v in verdicts),
+            contradictions_flagged=sum(
+                e is not None and e.edge_type is EdgeType.CONTRADICTS and e.resolution is None
+                for e in edge_changes.values()
+            ),
+            edges_written=sum(e is not None for e in edge_changes.values()),
+            prompt_injections_flagged=summarized.injections_flagged if summarized else 0,
+            providers=dict(sorted(providers.items())),
+            fallbacks=fallbacks,
+            errors=fallbacks,
             tier_counts=tiered.tier_counts,
             tier_transitions=tiered.tier_transitions,
-            duration_seconds=round((completed - request.started_at).total_seconds(), 3),
+            token_usage=usage,
+            duration_seconds=round((now - request.started_at).total_seconds(), 3),
         )
-        if request.dry_run or not changed:
+        if request.dry_run or not (changed_meta or summary_changes or edge_changes):
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
+        commit_of = {m.key: m.commit for m in scanned.memories}
+        time_of = {m.key: m.timestamp for m in scanned.memories}
         run_commit = scanned.head or max(scanned.memories, key=lambda m: m.timestamp).commit
         report = report.model_copy(update={"persisted": True})
         change = StateChange(
-            meta_by_commit=_regroup(scanned.prior, changed), report=report, run_commit=run_commit
+            meta_by_commit=whole_notes(
+                prior.meta, {k: m.commit for k, m in prior.meta.items()},
+                {m.key: (m, m.commit) for m in changed_meta},
+            ),
+            summaries_by_commit=whole_notes(
+                prior.summaries, prior.summary_commits,
+                {sid: (s, commit_of[max(s.source_keys, key=time_of.__getitem__)] if s else None)
+                 for sid, s in summary_changes.items()},
+            ),
+            edges_by_commit=whole_notes(
+                prior.edges, prior.edge_commits,
+                {eid: (e, commit_of.get(anchor(e)) if e else None) for eid, e in edge_changes.items()},
+            ),
+            report=report,
+            run_commit=run_commit,
         )
         try:
-            refs = await trio.to_thread.run_sync(self._sink.commit, change, dict(scanned.prior.tips))
+            refs = await trio.to_thread.run_sync(self._sink.commit, change, dict(prior.tips))
         except StateConflict as exc:
-            await self.bus.publish(
-                RunFailed(run_id=request.run_id, actor=self.name, error=str(exc), conflict=True)
-            )
+            await self.bus.publish(RunFailed(run_id=request.run_id, actor=self.name, error=str(exc), conflict=True))
             return
-        report = report.model_copy(update={"refs_updated": refs})
-        await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
+        await self.bus.publish(RunCompleted(run_id=request.run_id, report=report.model_copy(update={"refs_updated": refs})))
+
+    @staticmethod
+    def _metas(scanned: MemoriesScanned, tiered: MemoriesTiered, formed: ClustersFormed | None,
+               new_summaries: Mapping[str, Summary]) -> list[MemoryMeta]:
+        if formed is None:
+            return list(tiered.metas)
+        cluster_of: dict[str, tuple[str, bool]] = {}
+        for kind in (ClusterKind.DUPLICATES, ClusterKind.PAIR, ClusterKind.SEMANTIC):
+            for c in formed.clusters:
+                if c.kind is kind:
+                    cluster_of.update({k: (c.id, c.touched) for k in c.members})
+        consolidated = {k: s.id for s in new_summaries.values() for k in s.source_keys}
+        metas = []
+        for meta in tiered.metas:
+            cid, touched = cluster_of.get(meta.key, (None, True))
+            before = scanned.prior.meta.get(meta.key)
+            into = consolidated.get(meta.key)
+            if into is None and not touched and before is not None:
+                into = before.consolidated_into
+            metas.append(meta.model_copy(update={"cluster_id": cid, "consolidated_into": into}))
+        return metas
+
+    @staticmethod
+    def _edges(scanned: MemoriesScanned, formed: ClustersFormed | None, judged: SupersessionsJudged | None,
+               new_summaries: Mapping[str, Summary], summary_changes: Mapping[str, Summary | None],
+               now) -> dict[str, Edge | None]:
+        if formed is None:
+            return {}
+        prior = scanned.prior.edges
+        changes: dict[str, Edge | None] = {}
+        wanted = run_edges(scanned.memories, judged.verdicts if judged else (), formed.duplicate_of,
+                           new_summaries.values(), now=now, run_id=scanned.run_id)
+        for edge in wanted:
+            old = prior.get(edge.id)
+            if old is not None:
+                edge = edge.model_copy(update={"resolution": old.resolution})
+                if _same(old, edge):
+                    continue
+            changes[edge.id] = edge
+        stale = {SUMMARY_PREFIX + sid for sid, s in summary_changes.items() if s is None}
+        for eid, edge in prior.items():
+            if edge.source_key in stale:
+                changes[eid] = None
+        return changes
 
 
-def _regroup(prior: StateSnapshot, changed: list[MemoryMeta]) -> dict[str, tuple[MemoryMeta, ...]]:
-    """Whole notes for every commit a change touches (a record that moved leaves its old note)."""
-    touched = {meta.commit for meta in changed}
-    for meta in changed:
-        before = prior.meta.get(meta.key)
-        if before is not None:
-            touched.add(before.commit)
-    notes: dict[str, dict[str, MemoryMeta]] = defaultdict(dict)
-    for key, meta in prior.meta.items():
-        if meta.commit in touched:
-            notes[meta.commit][key] = meta
-    for meta in changed:
-        before = prior.meta.get(meta.key)
-        if before is not None and before.commit != meta.commit:
-            notes[before.commit].pop(meta.key, None)
-        notes[meta.commit][meta.key] = meta
-    return {commit: tuple(notes[commit][k] for k in sorted(notes[commit])) for commit in sorted(touched)}
+def whole_notes(
+    prior: Mapping[str, R], prior_at: Mapping[str, str], changes: Mapping[str, tuple[R | None, str | None]]
+) -> dict[str, tuple[R, ...]]:
+    """Whole notes (records by commit) for every commit a change touches.
+
+    A record that moved commits leaves its old note; None deletes it. Empty
+    notes come back as empty tuples, which the sink removes.
+    """
+    touched = {at for _, at in changes.values() if at} | {prior_at[i] for i in changes if i in prior_at}
+    notes: dict[str, dict[str, R]] = defaultdict(dict)
+    for rid, record in prior.items():
+        at = prior_at.get(rid)
+        if at in touched:
+            notes[at][rid] = record
+    for rid, (record, at) in changes.items():
+        old_at = prior_at.get(rid)
+        if old_at is not None:
+            notes[old_at].pop(rid, None)
+        if record is not None and at:
+            notes[at][rid] = record
+    return {at: tuple(notes[at][i] for i in sorted(notes[at])) for at in sorted(touched)}

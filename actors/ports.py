@@ -12,10 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
+from memactors.events.edge import Edge
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.report import RunReport
 from memactors.events.state import StateSnapshot
+from memactors.events.summary import Summary
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -31,11 +33,17 @@ class ScanOutcome:
 
 @dataclass(frozen=True)
 class StateChange:
-    """What one run writes: whole metadata notes by commit, and its run record."""
+    """What one run writes: whole notes by commit for each state ref, and its run record.
+
+    An empty tuple removes that commit's note; a ref with no notes to
+    change keeps its commit.
+    """
 
     meta_by_commit: dict[str, tuple[MemoryMeta, ...]]
     report: RunReport
     run_commit: str
+    summaries_by_commit: dict[str, tuple[Summary, ...]] = field(default_factory=dict)
+    edges_by_commit: dict[str, tuple[Edge, ...]] = field(default_factory=dict)
 
 
 class StateConflict(Exception):

@@ -50,7 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
     p.add_argument("--namespace", action="append", metavar="NS",
                    help="limit the run to this namespace (repeatable)")
-    p.add_argument("--full", action="store_true", help="re-read every note, ignoring the parse cache")
+    p.add_argument("--full", action="store_true",
+                   help="re-process everything: re-read every note, re-summarize and re-judge every cluster")
+    p.add_argument("--max-llm-calls", type=int, metavar="N",
+                   help="cap this run's LLM calls; clusters beyond the cap are handled offline")
 
     p = commands.add_parser("capture", parents=[common, reporting],
                             help="append a memory exactly as git-notes-memory does",
@@ -77,6 +80,25 @@ def _parser() -> argparse.ArgumentParser:
                             description="The tier distribution and the memories in each tier, best first.")
     p.add_argument("--limit", type=int, default=10, metavar="N",
                    help="memories listed per tier in text output (default 10; --json lists all)")
+
+    p = commands.add_parser("edges", parents=[common, reporting], help="a memory's relationships",
+                            description="What a memory supersedes or is superseded by, what it subsumes, the "
+                            "summary it is consolidated into, what it references and contradicts, with reasons. "
+                            "--json prints a list of edges (source_id, target_id, edge_type, weight, reason, "
+                            "created_at, consolidation_run_id).")
+    p.add_argument("memory_id", metavar="MEMORY-ID")
+
+    p = commands.add_parser("conflicts", parents=[common, reporting], help="contradictions waiting for you",
+                            description="Pairs the judge found contradictory or ambiguous. Decide each with "
+                            "`memactors resolve CONFLICT-ID --keep MEMORY-ID` or `--both`.")
+
+    p = commands.add_parser("resolve", parents=[common, reporting], help="decide a conflict",
+                            description="Record your decision on a conflict: --keep MEMORY-ID supersedes the other "
+                            "memory of the pair; --both keeps both. Later runs honour it and never re-judge the pair.")
+    p.add_argument("conflict_id", metavar="CONFLICT-ID")
+    choice = p.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
+    choice.add_argument("--both", action="store_true", help="both memories stand")
 
     p = commands.add_parser("demo", parents=[common, reporting], help="build a sample store and consolidate it",
                             description="Create a git repository at DIR with a realistic sample memory store "
@@ -132,17 +154,27 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     from memactors.adapters.repo_lock import RepoLock
     from memactors.adapters.runtime import RunOptions, consolidate
 
+    if args.max_llm_calls is not None and args.max_llm_calls < 0:
+        raise UsageError("--max-llm-calls must be 0 or more")
     settings = _settings()
     store = _open_store(args.repo, settings)
     store.check_readable()
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
     with RepoLock(store.git.common_dir):
-        report = trio.run(
-            lambda: consolidate(store, settings, SystemClock(), options, handle_signals=True)
-        )
+        services = _services(store, settings, SystemClock(), args.max_llm_calls)
+        report = trio.run(lambda: consolidate(services, options, handle_signals=True))
     _emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+def _services(store, settings, clock, max_llm_calls: int | None = None):
+    from memactors.adapters.runtime import build_services
+
+    try:
+        return build_services(store, settings, clock, max_llm_calls=max_llm_calls)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
 
 
 def _render_report(report, where: str) -> str:
@@ -161,6 +193,19 @@ def _render_report(report, where: str) -> str:
     tiers = " · ".join(f"{t.value} {report.tier_counts.get(t.value, 0)}" for t in TIER_ORDER)
     lines.append(f"  tiers       {tiers}")
     lines.append(f"  transitions {_counts(report.tier_transitions)}")
+    if report.memories_embedded or report.clusters_found or report.duplicates_collapsed:
+        lines.append(f"  clusters    {report.clusters_found} found, {report.duplicates_collapsed} exact duplicates "
+                     f"collapsed, {report.summaries_created} summaries written")
+        lines.append(f"  judged      {report.supersessions_detected} superseded or subsumed, "
+                     f"{report.contradictions_flagged} contradictions for you (`memactors conflicts`)")
+        usage = report.token_usage
+        by = ", ".join(f"{k} {v}" for k, v in report.providers.items()) or "nothing new to judge"
+        cost = f", ~${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        lines.append(f"  llm         {usage.llm_calls} calls, {usage.tokens_in} tokens in, {usage.tokens_out} out"
+                     f"{cost} (by {by})")
+        if report.providers and set(report.providers) == {"offline"}:
+            lines.append("              offline summaries and judge: set MEMORY_CONSOLIDATION_LLM_PROVIDER="
+                         "openai|lmstudio|ollama for LLM ones")
     if report.phase == "dry_run":
         lines.append("  dry run: nothing written")
     elif report.persisted:
@@ -259,14 +304,38 @@ def _memory_json(view) -> dict[str, Any]:
     }
 
 
+def _show_summary(args: argparse.Namespace, store, view) -> int | None:
+    wanted = args.memory_id.strip().removeprefix("summary:")
+    if len(wanted) < 6:
+        return None
+    summaries = [s for sid, s in store.load_state().summaries.items() if sid.startswith(wanted)]
+    if len(summaries) != 1:
+        return None
+    summary = summaries[0]
+    lines = [f"summary:{summary.id}  [warm]  {summary.provider}/{summary.model}, confidence {summary.confidence:.2f}",
+             f"  {summary.text}", f"  covers {summary.earliest:%Y-%m-%d} .. {summary.latest:%Y-%m-%d}, "
+             f"{len(summary.source_keys)} memories"]
+    lines += [f"  fact: {fact}" for fact in summary.key_facts]
+    lines += [f"  decision: {d.decision} ({d.outcome})" + (f" because {d.rationale}" if d.rationale else "")
+              for d in summary.decisions]
+    lines += [f"  superseded: {fact}" for fact in summary.superseded_facts]
+    lines += [f"  source {_label(view, key)}" for key in summary.source_keys]
+    doc = {"kind": "summary", "tier": "warm", **summary.model_dump(mode="json")}
+    _emit(args, doc, "\n".join(lines))
+    return EXIT_OK
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
-    _, view = _view(args)
+    store, view = _view(args)
     found = view.find(args.memory_id.strip())
     if found is None:
+        shown = _show_summary(args, store, view)
+        if shown is not None:
+            return shown
         print(f"memactors: no memory {args.memory_id!r} in {args.repo} "
               "(IDs look like decisions:<sha>:<index>; see `memactors tiers`)", file=sys.stderr)
         return EXIT_ERRORS
-    doc = _memory_json(found)
+    doc = {"kind": "memory", **_memory_json(found)}
     r = found.retention
     lines = [
         f"{found.memory.id}  [{found.tier}]",
@@ -281,7 +350,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if found.memory.tags:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
     if found.meta and found.meta.superseded_by:
-        lines.append(f"  superseded by {found.meta.superseded_by}")
+        lines.append(f"  superseded by {_label(view, found.meta.superseded_by)}")
+    if found.meta and found.meta.consolidated_into:
+        lines.append(f"  summarized in summary:{found.meta.consolidated_into}")
     if found.memory.body:
         lines += ["", found.memory.body]
     _emit(args, doc, "\n".join(lines))
@@ -372,7 +443,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     clock = SystemClock()
     built = build_demo_repository(target, clock.now(), count=args.memories, seed=args.seed)
     store = _open_store(target, settings)
-    report = trio.run(lambda: consolidate(store, settings, clock, RunOptions(trigger="demo")))
+    services = _services(store, settings, clock)
+    report = trio.run(lambda: consolidate(services, RunOptions(trigger="demo")))
     text = "\n".join([
         f"demo store: {target} ({built.commits} commits, {built.entries} entries over {built.months} months, "
         f"{built.duplicates} duplicates, {built.stale_decisions} replaced decisions, {built.broken} broken entries)",
@@ -386,7 +458,132 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if report.errors else EXIT_OK
 
 
+def _state_view(args: argparse.Namespace):
+    store, view = _view(args)
+    return store, view, store.load_state()
+
+
+def _label(view, key: str) -> str:
+    if key.startswith("summary:"):
+        return key
+    found = next((v for v in view.memories if v.memory.key == key), None)
+    return f"{found.memory.id} \"{found.memory.summary[:60]}\"" if found else key
+
+
+def _edge_json(edge) -> dict[str, Any]:
+    doc = edge.model_dump(mode="json")
+    doc["conflict_id" if edge.edge_type.value == "contradicts" else "edge_id"] = edge.id
+    return doc
+
+
+def _cmd_edges(args: argparse.Namespace) -> int:
+    _, view, state = _state_view(args)
+    found = view.find(args.memory_id.strip())
+    if found is None:
+        print(f"memactors: no memory {args.memory_id!r} in {args.repo}", file=sys.stderr)
+        return EXIT_ERRORS
+    key = found.memory.key
+    edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key)),
+                   key=lambda e: (e.edge_type.value, e.created_at))
+    phrases = {
+        ("supersedes", True): "supersedes", ("supersedes", False): "superseded by",
+        ("subsumes", True): "subsumes", ("subsumes", False): "subsumed by",
+        ("consolidates", False): "summarized in", ("references", True): "references",
+        ("references", False): "referenced by", ("contradicts", True): "contradicts",
+        ("contradicts", False): "contradicted by",
+    }
+    lines = [f"{found.memory.id} \"{found.memory.summary}\""]
+    for e in edges:
+        outgoing = e.source_key == key
+        other = e.target_key if outgoing else e.source_key
+        partial = " (partially)" if e.partial else ""
+        status = f" [resolved: {e.resolution}]" if e.resolution else ""
+        lines.append(f"  {phrases.get((e.edge_type.value, outgoing), e.edge_type.value)}{partial} "
+                     f"{_label(view, other)}{status}\n      {e.reason}")
+    if not edges:
+        lines.append("  no relationships yet (run `memactors consolidate`)")
+    _emit(args, [_edge_json(e) for e in edges], "\n".join(lines))
+    return EXIT_OK
+
+
+def _open_conflicts(state):
+    return sorted((e for e in state.edges.values() if e.edge_type.value == "contradicts" and not e.resolution),
+                  key=lambda e: e.created_at)
+
+
+def _cmd_conflicts(args: argparse.Namespace) -> int:
+    _, view, state = _state_view(args)
+    conflicts = _open_conflicts(state)
+    lines = [f"{len(conflicts)} conflicts waiting for you"]
+    for e in conflicts:
+        lines += [f"  {e.id}  {e.reason}", f"      newer {_label(view, e.source_key)}",
+                  f"      older {_label(view, e.target_key)}"]
+    if conflicts:
+        lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
+    _emit(args, [_edge_json(e) for e in conflicts], "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_resolve(args: argparse.Namespace) -> int:
+    from memactors.actors.persister import whole_notes
+    from memactors.actors.ports import StateChange, StateConflict
+    from memactors.adapters.clock import SystemClock
+    from memactors.adapters.repo_lock import RepoLock
+    from memactors.adapters.runtime import new_run_id
+    from memactors.events.report import RunReport
+
+    store, view, _ = _state_view(args)
+    with RepoLock(store.git.common_dir):
+        state = store.load_state()
+        wanted = args.conflict_id.strip()
+        matches = [e for e in state.edges.values()
+                   if e.edge_type.value == "contradicts" and len(wanted) >= 6 and e.id.startswith(wanted)]
+        if len(matches) != 1:
+            raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
+                             + "; see `memactors conflicts`")
+        edge = matches[0]
+        pair = (edge.source_key, edge.target_key)
+        meta_updates = {}
+        if args.both:
+            resolution = "both"
+            for key in pair:
+                meta = state.meta.get(key)
+                if meta and meta.superseded_by in pair:
+                    meta_updates[key] = meta.model_copy(update={"superseded_by": None})
+        else:
+            kept = view.find(args.keep.strip())
+            if kept is None or kept.memory.key not in pair:
+                raise UsageError(f"{args.keep!r} is not one of the two memories of conflict {edge.id}")
+            resolution = f"keep:{kept.memory.key}"
+            loser = pair[1] if kept.memory.key == pair[0] else pair[0]
+            meta = state.meta.get(loser)
+            if meta is not None:
+                meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
+        resolved = edge.model_copy(update={"resolution": resolution})
+        now = SystemClock().now()
+        run_commit = store.head() or state.meta[pair[0]].commit
+        report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
+                           phase="completed", persisted=True, head=store.head())
+        change = StateChange(
+            meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
+                                       {k: (m, m.commit) for k, m in meta_updates.items()}),
+            edges_by_commit=whole_notes(state.edges, state.edge_commits,
+                                        {edge.id: (resolved, state.edge_commits[edge.id])}),
+            report=report, run_commit=run_commit,
+        )
+        try:
+            store.commit(change, dict(state.tips))
+        except StateConflict as exc:
+            raise UsageError(f"the state changed meanwhile ({exc}); run the command again") from None
+    text = f"conflict {edge.id} resolved: {'both stand' if args.both else 'kept ' + args.keep}"
+    _emit(args, {"conflict_id": edge.id, "resolution": resolution}, text)
+    return EXIT_OK
+
+
 COMMANDS = {
+    "edges": _cmd_edges,
+    "conflicts": _cmd_conflicts,
+    "resolve": _cmd_resolve,
     "consolidate": _cmd_consolidate,
     "capture": _cmd_capture,
     "show": _cmd_show,

@@ -224,14 +224,17 @@ class GitStore:
         return builder.write()
 
     def move_refs(self, updates: Mapping[str, str], expected: Mapping[str, str | None], message: str) -> None:
-        """Point each ref at its new commit, all or none, if every ref still holds `expected`.
+        """Point each ref at its new commit, all or none, if every ref of `expected` still holds its value.
 
-        Raises RefsMoved, leaving every ref untouched, when one moved.
+        Refs in `expected` but not in `updates` are locked and checked too
+        (what was written was computed from them). Raises RefsMoved, leaving
+        every ref untouched, when one moved.
         """
+        checked = sorted(set(updates) | set(expected))
         with self.repo.transaction() as txn:
-            for ref in sorted(updates):
+            for ref in checked:
                 txn.lock_ref(ref)
-            for ref in sorted(updates):
+            for ref in checked:
                 if self.tip(ref) != expected.get(ref):
                     raise RefsMoved(f"{ref} moved while this run was working")
             for ref in sorted(updates):

@@ -10,17 +10,24 @@ from memactors.adapters.note_format import parse_note
 from memactors.adapters.parse_cache import ParseCache
 from memactors.adapters.state_codec import (
     UnreadableState,
+    decode_edges_note,
     decode_meta_note,
     decode_runs_note,
+    decode_summaries_note,
+    encode_edges_note,
     encode_meta_note,
     encode_runs_note,
+    encode_summaries_note,
 )
 from memactors.events.metadata import MemoryMeta
 from memactors.events.state import StateSnapshot
 
 META_REF = "refs/notes/mem-meta"
+SUMMARIES_REF = "refs/notes/mem-summaries"
+EDGES_REF = "refs/notes/mem-edges"
 RUNS_REF = "refs/notes/mem-runs"
-STATE_REFS = (META_REF, RUNS_REF)
+#: Our refs; mem-runs last: it is the record of a run that completed.
+STATE_REFS = (META_REF, SUMMARIES_REF, EDGES_REF, RUNS_REF)
 
 
 class MemoryStore:
@@ -73,36 +80,49 @@ class MemoryStore:
     def load_state(self) -> StateSnapshot:
         tips = {ref: self.git.tip(ref) for ref in STATE_REFS}
         meta: dict[str, MemoryMeta] = {}
-        for commit, blob in self.git.notes(META_REF):
+        for record, _ in self._records(META_REF, decode_meta_note):
+            meta[record.key] = record
+        summaries, summary_commits = {}, {}
+        for summary, commit in self._records(SUMMARIES_REF, decode_summaries_note):
+            summaries[summary.id], summary_commits[summary.id] = summary, commit
+        edges, edge_commits = {}, {}
+        for edge, commit in self._records(EDGES_REF, decode_edges_note):
+            edges[edge.id], edge_commits[edge.id] = edge, commit
+        return StateSnapshot(tips=tips, meta=meta, summaries=summaries, summary_commits=summary_commits,
+                             edges=edges, edge_commits=edge_commits)
+
+    def _records(self, ref: str, decode):
+        for commit, blob in self.git.notes(ref):
             try:
-                records = decode_meta_note(commit, self.git.read_blob(blob))
+                records = decode(commit, self.git.read_blob(blob))
             except (UnreadableState, ValueError) as exc:
-                raise StoreError(f"{META_REF}: {exc}") from None
+                raise StoreError(f"{ref}: {exc}") from None
             for record in records:
-                meta[record.key] = record
-        return StateSnapshot(tips=tips, meta=meta)
+                yield record, commit
 
     def commit(self, change: StateChange, expected_tips: dict[str, str | None]) -> list[str]:
         run_id = change.report.run_id
         message = f"memactors run {run_id}\n\nRun-Commit: {change.run_commit}\n"
-        meta_notes = {
-            commit: encode_meta_note(records) if records else None
-            for commit, records in change.meta_by_commit.items()
-        }
-        meta_commit = self.git.build_notes_commit(expected_tips.get(META_REF), meta_notes, message)
+        updates: dict[str, str] = {}
+        for ref, notes, encode in (
+            (META_REF, change.meta_by_commit, encode_meta_note),
+            (SUMMARIES_REF, change.summaries_by_commit, encode_summaries_note),
+            (EDGES_REF, change.edges_by_commit, encode_edges_note),
+        ):
+            if notes:
+                encoded = {commit: encode(records) if records else None for commit, records in notes.items()}
+                updates[ref] = self.git.build_notes_commit(expected_tips.get(ref), encoded, message)
         runs_tip = expected_tips.get(RUNS_REF)
         existing = self._note_at(runs_tip, change.run_commit)
-        runs_commit = self.git.build_notes_commit(
+        updates[RUNS_REF] = self.git.build_notes_commit(
             runs_tip, {change.run_commit: encode_runs_note(existing, change.report)}, message
         )
         try:
-            self.git.move_refs(
-                {META_REF: meta_commit, RUNS_REF: runs_commit}, expected_tips, f"memactors: run {run_id}"
-            )
+            self.git.move_refs(updates, expected_tips, f"memactors: run {run_id}")
         except RefsMoved as exc:
             raise StateConflict(str(exc)) from None
         self.git.ensure_rewrite_refs(list(STATE_REFS))
-        return list(STATE_REFS)
+        return [ref for ref in STATE_REFS if ref in updates]
 
     def _note_at(self, tip: str | None, commit: str) -> bytes | None:
         if tip is None:

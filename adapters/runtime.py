@@ -7,6 +7,7 @@ same `pipeline_children` under the same supervisor.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,9 +15,12 @@ from datetime import datetime
 
 import trio
 
+from memactors.actors.clusterer import Clusterer
+from memactors.actors.judge import SupersessionJudge
 from memactors.actors.persister import Persister
-from memactors.actors.ports import Clock
+from memactors.actors.ports import Clock, Embedder, StructuredLLM
 from memactors.actors.scanner import Scanner
+from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
 from memactors.adapters.memory_store import MemoryStore
 from memactors.adapters.settings import Settings
@@ -46,14 +50,60 @@ def new_run_id(moment: datetime) -> str:
     return f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
-def pipeline_children(store: MemoryStore, settings: Settings, clock: Clock) -> list[ChildSpec]:
+@dataclass
+class Services:
+    """The adapters one pipeline runs on. `embedder` None runs without the semantic stages;
+    `llm` None summarizes and judges offline."""
+
+    store: MemoryStore
+    settings: Settings
+    clock: Clock
+    embedder: Embedder | None = None
+    llm: StructuredLLM | None = None
+
+    async def aclose(self, *, keep_caches: bool) -> None:
+        save = getattr(self.embedder, "save", None)
+        if keep_caches and callable(save):
+            await trio.to_thread.run_sync(save)
+        if self.llm is not None:
+            await self.llm.aclose()
+
+
+def build_services(
+    store: MemoryStore, settings: Settings, clock: Clock, *, max_llm_calls: int | None = None
+) -> Services:
+    """The adapters the environment asks for: embeddings (cached under the common dir) and the LLM chain."""
+    from memactors.adapters.llm import build_chain
+
+    embedder: Embedder | None = None
+    if settings.embeddings != "none":
+        from memactors.adapters.embeddings import embedder_from_env
+        from memactors.adapters.vector_cache import CachedEmbedder
+
+        embedder = CachedEmbedder(embedder_from_env(), store.git.common_dir / "memactors" / "vectors")
+    llm = build_chain(os.environ, max_calls=max_llm_calls)
+    return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm)
+
+
+def pipeline_children(services: Services) -> list[ChildSpec]:
     """The consolidation actors, in pipeline order."""
+    settings, store, clock = services.settings, services.store, services.clock
     policy = settings.retention_policy()
-    return [
-        ChildSpec("scanner", lambda bus: Scanner(bus, store)),
+    children = [ChildSpec("scanner", lambda bus: Scanner(bus, store))]
+    if services.embedder is not None:
+        embedder, llm = services.embedder, services.llm
+        children += [
+            ChildSpec("clusterer", lambda bus: Clusterer(
+                bus, embedder, threshold=settings.cluster_threshold, max_size=settings.max_cluster_size,
+                crossover=settings.knn_crossover)),
+            ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock)),
+            ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.cluster_threshold)),
+        ]
+    children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),
         ChildSpec("persister", lambda bus: Persister(bus, store, clock)),
     ]
+    return children
 
 
 async def drive_run(
@@ -106,30 +156,33 @@ async def drive_run(
 
 
 async def consolidate(
-    store: MemoryStore,
-    settings: Settings,
-    clock: Clock,
+    services: Services,
     options: RunOptions,
     *,
     handle_signals: bool = False,
-    children: Callable[[MemoryStore, Settings, Clock], list[ChildSpec]] = pipeline_children,
+    children: Callable[[Services], list[ChildSpec]] = pipeline_children,
 ) -> RunReport:
     """Start the actors, drive one run to its end, shut the actors down.
 
     With `handle_signals`, a first SIGINT/SIGTERM lets the run in flight
     finish and persist; a second stops at once (refs stay at old or new).
+    Local caches (vectors) are saved unless the run was a dry run.
     """
     bus = Bus()
     outcomes = bus.subscribe("driver", (RunCompleted, RunFailed))
-    supervisor = Supervisor(bus, children(store, settings, clock))
+    supervisor = Supervisor(bus, children(services))
     report: RunReport | None = None
-    async with trio.open_nursery() as nursery:
-        if handle_signals:
-            await nursery.start(watch_signals, lambda _sig: None, lambda _sig: nursery.cancel_scope.cancel())
-        await nursery.start(supervisor.run)
-        report = await drive_run(bus, outcomes, options, clock)
-        bus.close()
-        nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            if handle_signals:
+                await nursery.start(watch_signals, lambda _sig: None, lambda _sig: nursery.cancel_scope.cancel())
+            await nursery.start(supervisor.run)
+            report = await drive_run(bus, outcomes, options, services.clock)
+            bus.close()
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await services.aclose(keep_caches=report is not None and not options.dry_run)
     if report is None:  # pragma: no cover - only when cancelled by a second signal
         raise KeyboardInterrupt
     return report

@@ -10,8 +10,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from memactors.events.edge import EDGE_SCHEMA_VERSION, Edge
 from memactors.events.metadata import META_SCHEMA_VERSION, MemoryMeta
 from memactors.events.report import RUN_SCHEMA_VERSION, RunReport
+from memactors.events.summary import SUMMARY_SCHEMA_VERSION, Summary
 
 
 class UnreadableState(ValueError):
@@ -30,25 +32,14 @@ def _check_version(doc: Any, supported: int, what: str) -> dict[str, Any]:
 
 
 def encode_meta_note(records: Iterable[MemoryMeta]) -> bytes:
-    lines = [
-        json.dumps(meta.key) + ":" + meta.model_dump_json(exclude={"key", "commit"})
-        for meta in sorted(records, key=lambda m: m.key)
-    ]
-    return (
-        f'{{"schema_version":{META_SCHEMA_VERSION},"memories":{{\n' + ",\n".join(lines) + "\n}}\n"
-    ).encode()
+    return _encode_keyed(
+        META_SCHEMA_VERSION, "memories", ((m.key, m.model_dump_json(exclude={"key", "commit"})) for m in records)
+    )
 
 
 def decode_meta_note(commit: str, data: bytes) -> list[MemoryMeta]:
-    try:
-        doc = json.loads(data)
-    except ValueError:
-        raise UnreadableState(f"metadata note on {commit[:12]} is not JSON") from None
-    doc = _check_version(doc, META_SCHEMA_VERSION, "metadata")
-    memories = doc.get("memories")
-    if not isinstance(memories, dict):
-        raise UnreadableState(f"metadata note on {commit[:12]} has no memories object")
-    return [MemoryMeta(key=key, commit=commit, **fields) for key, fields in memories.items()]
+    records = _decode_keyed(commit, data, META_SCHEMA_VERSION, "memories", "metadata")
+    return [MemoryMeta(key=key, commit=commit, **fields) for key, fields in records.items()]
 
 
 def encode_runs_note(existing: bytes | None, report: RunReport) -> bytes:
@@ -68,3 +59,40 @@ def decode_runs_note(data: bytes) -> list[dict[str, Any]]:
     if not isinstance(runs, list):
         raise UnreadableState("run note has no runs list")
     return runs
+
+
+def _encode_keyed(version: int, field: str, records: Iterable[tuple[str, str]]) -> bytes:
+    lines = [json.dumps(rid) + ":" + body for rid, body in sorted(records)]
+    return (f'{{"schema_version":{version},"{field}":{{\n' + ",\n".join(lines) + "\n}}\n").encode()
+
+
+def _decode_keyed(commit: str, data: bytes, version: int, field: str, what: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        raise UnreadableState(f"{what} note on {commit[:12]} is not JSON") from None
+    doc = _check_version(doc, version, what)
+    records = doc.get(field)
+    if not isinstance(records, dict):
+        raise UnreadableState(f"{what} note on {commit[:12]} has no {field} object")
+    return records
+
+
+def encode_summaries_note(records: Iterable[Summary]) -> bytes:
+    return _encode_keyed(SUMMARY_SCHEMA_VERSION, "summaries", ((s.id, s.model_dump_json()) for s in records))
+
+
+def decode_summaries_note(commit: str, data: bytes) -> list[Summary]:
+    records = _decode_keyed(commit, data, SUMMARY_SCHEMA_VERSION, "summaries", "summary")
+    return [Summary.model_validate(fields) for fields in records.values()]
+
+
+def encode_edges_note(records: Iterable[Edge]) -> bytes:
+    return _encode_keyed(
+        EDGE_SCHEMA_VERSION, "edges", ((e.id, e.model_dump_json()) for e in records)
+    )
+
+
+def decode_edges_note(commit: str, data: bytes) -> list[Edge]:
+    records = _decode_keyed(commit, data, EDGE_SCHEMA_VERSION, "edges", "edge")
+    return [Edge.model_validate(fields) for fields in records.values()]

@@ -15,7 +15,8 @@ class MemoryMeta(BaseModel):
     """What `refs/notes/mem-meta` stores for one memory.
 
     Inputs only (creation, last access, activation count, supersession,
-    consolidation) plus the tier last assigned; the retention score is
+    consolidation, the cluster it was last seen in) plus the tier last
+    assigned; the retention score is
     derived on read. `commit` is where the record hangs: the commit of the
     memory it describes.
     """
@@ -31,4 +32,5 @@ class MemoryMeta(BaseModel):
     activation_count: int = 0
     superseded_by: str | None = None
     consolidated_into: str | None = None
+    cluster_id: str | None = None
     tier: Tier

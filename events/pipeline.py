@@ -1,7 +1,7 @@
 """The events of one consolidation run, in pipeline order.
 
-RunRequested -> MemoriesScanned -> [SupersessionsJudged] -> MemoriesTiered
--> RunCompleted | RunFailed. Each carries the `run_id` it belongs to so
+RunRequested -> MemoriesScanned -> ClustersFormed -> (ClustersSummarized,
+SupersessionsJudged) -> MemoriesTiered -> RunCompleted | RunFailed. Each carries the `run_id` it belongs to so
 actors that join several of them can match them up.
 """
 
@@ -11,10 +11,13 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from memactors.events.cluster import Cluster
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
-from memactors.events.report import RunReport
+from memactors.events.report import RunReport, TokenUsage
 from memactors.events.state import StateSnapshot
+from memactors.events.summary import Summary
+from memactors.events.verdict import Verdict
 
 
 class Event(BaseModel):
@@ -50,10 +53,37 @@ class MemoriesScanned(RunEvent):
     head: str | None
 
 
+class ClustersFormed(RunEvent):
+    """Duplicates collapsed and memories grouped by meaning (never by time).
+
+    `duplicate_of` maps each redundant exact duplicate to its canonical
+    memory; `clusters` hold canonical memories only.
+    """
+
+    clusters: tuple[Cluster, ...]
+    duplicate_of: dict[str, str]
+    embedded: int = 0
+
+
+class ClustersSummarized(RunEvent):
+    """Summaries of the touched clusters of three or more memories."""
+
+    summaries: tuple[Summary, ...]
+    usage: TokenUsage = TokenUsage()
+    fallbacks: tuple[str, ...] = ()
+    injections_flagged: int = 0
+
+
 class SupersessionsJudged(RunEvent):
-    """Which memories this run found superseded: key -> key of the newer memory."""
+    """Which memories this run found superseded: key -> key of the newer memory.
+
+    `verdicts` holds every pair judged (compatible ones included).
+    """
 
     superseded_by: dict[str, str]
+    verdicts: tuple[Verdict, ...] = ()
+    usage: TokenUsage = TokenUsage()
+    fallbacks: tuple[str, ...] = ()
 
 
 class MemoriesTiered(RunEvent):

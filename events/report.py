@@ -17,6 +17,15 @@ class TokenUsage(BaseModel):
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            llm_calls=self.llm_calls + other.llm_calls,
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            cost_usd=round(self.cost_usd + other.cost_usd, 6),
+        )
 
 
 class RunReport(BaseModel):
@@ -42,8 +51,15 @@ class RunReport(BaseModel):
     memories_skipped: dict[str, int] = Field(default_factory=dict)
     parse_warnings: dict[str, int] = Field(default_factory=dict)
     clusters_found: int = 0
+    duplicates_collapsed: int = 0
+    memories_embedded: int = 0
     summaries_created: int = 0
     supersessions_detected: int = 0
+    contradictions_flagged: int = 0
+    edges_written: int = 0
+    prompt_injections_flagged: int = 0
+    providers: dict[str, int] = Field(default_factory=dict)
+    fallbacks: list[str] = Field(default_factory=list)
     tier_counts: dict[str, int] = Field(default_factory=dict)
     tier_transitions: dict[str, int] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from memactors.adapters.clock import FixedClock
 from memactors.adapters.git_store import GitStore
 from memactors.adapters.memory_store import META_REF, RUNS_REF, MemoryStore
 from memactors.adapters.note_format import append_entry, serialize_entry
-from memactors.adapters.runtime import RunOptions, consolidate, pipeline_children
+from memactors.adapters.runtime import RunOptions, Services, consolidate
 from memactors.adapters.settings import Settings
 from memactors.events.retention import RetentionPolicy, score, tier_for
 from tests.conftest import NOW, Repo, git
@@ -23,7 +23,8 @@ from tests.conftest import NOW, Repo, git
 
 def run(repo_path, *, now: datetime = NOW, store: MemoryStore | None = None, **options):
     store = store or MemoryStore(GitStore(repo_path))
-    return trio.run(lambda: consolidate(store, Settings(), FixedClock(now), RunOptions(**options)))
+    services = Services(store=store, settings=Settings(), clock=FixedClock(now))
+    return trio.run(lambda: consolidate(services, RunOptions(**options)))
 
 
 def test_a_run_tiers_every_memory_and_persists_meta_and_a_run_record(populated: Repo) -> None:
@@ -117,10 +118,8 @@ class RacingSink:
 def test_a_run_that_loses_the_race_writes_nothing_and_retries_on_the_new_state(populated: Repo) -> None:
     store = MemoryStore(GitStore(populated.path))
     sink = RacingSink(store)
-    report = trio.run(lambda: consolidate(
-        store, Settings(), FixedClock(NOW), RunOptions(),
-        children=lambda _store, cfg, clock: pipeline_children(sink, cfg, clock),
-    ))
+    services = Services(store=sink, settings=Settings(), clock=FixedClock(NOW))  # type: ignore[arg-type]
+    report = trio.run(lambda: consolidate(services, RunOptions()))
     assert sink.raced and report.persisted
     assert any("retried" in e for e in report.errors)
     log = pygit2.Repository(str(populated.path)).references[META_REF].peel(pygit2.Commit)

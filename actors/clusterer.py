@@ -1,0 +1,89 @@
+"""Clusterer: collapses exact duplicates, embeds the rest and groups them by meaning."""
+
+from __future__ import annotations
+
+import numpy as np
+import trio
+
+from memactors.actors.clustering import components, duplicate_groups, neighbour_pairs, split_oversized
+from memactors.actors.ports import Embedder
+from memactors.bus.actor import Actor
+from memactors.bus.bus import Bus
+from memactors.events.cluster import Cluster, ClusterKind, cluster_id
+from memactors.events.memory import Memory
+from memactors.events.pipeline import ClustersFormed, MemoriesScanned
+
+#: Characters of a body that go into its embedding (MiniLM reads 256 tokens anyway).
+EMBED_CHARS = 2000
+
+
+def embedding_text(memory: Memory) -> str:
+    return f"{memory.summary}\n{memory.body[:EMBED_CHARS]}".strip()
+
+
+class Clusterer(Actor):
+    """On MemoriesScanned: duplicate groups by normalised content, then similarity clusters.
+
+    Clusters come from the kNN graph at cosine >= `threshold` (never from
+    time), split when larger than `max_size`. A cluster is `touched` when
+    its membership differs from what its members carried after the last
+    run (or the run is `--full`): only touched clusters cost LLM calls.
+    """
+
+    name = "clusterer"
+    subscribes = (MemoriesScanned,)
+    publishes = (ClustersFormed,)
+
+    def __init__(
+        self, bus: Bus, embedder: Embedder, *, threshold: float, max_size: int = 20, crossover: int = 40_000
+    ) -> None:
+        super().__init__(bus)
+        self._embedder = embedder
+        self._threshold = threshold
+        self._max_size = max_size
+        self._crossover = crossover
+
+    async def handle(self, event: MemoriesScanned) -> None:  # type: ignore[override]
+        await self.bus.publish(await trio.to_thread.run_sync(self._form, event))
+
+    def _form(self, scanned: MemoriesScanned) -> ClustersFormed:
+        memories = sorted(scanned.memories, key=lambda m: (m.timestamp, m.key))
+        prior = scanned.prior.meta
+        full = scanned.request.full
+
+        def touched(keys: tuple[str, ...], cid: str) -> bool:
+            return full or any(prior.get(k) is None or prior[k].cluster_id != cid for k in keys)
+
+        clusters: list[Cluster] = []
+        duplicate_of: dict[str, str] = {}
+        for canonical, copies in duplicate_groups(memories).items():
+            keys = (canonical, *copies)
+            cid = cluster_id(keys)
+            clusters.append(Cluster(id=cid, kind=ClusterKind.DUPLICATES, members=keys, touched=touched(keys, cid)))
+            duplicate_of.update({copy: canonical for copy in copies})
+        canon = [m for m in memories if m.key not in duplicate_of]
+        vectors = self._embedder.embed([embedding_text(m) for m in canon]) if canon else np.zeros((0, 1))
+        pairs = neighbour_pairs(vectors, self._threshold, crossover=self._crossover)
+        for component in components(len(canon), pairs):
+            for part in split_oversized(component, vectors, self._threshold, self._max_size):
+                clusters.append(self._cluster(part, canon, vectors, touched))
+        return ClustersFormed(
+            run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
+        )
+
+    def _cluster(self, part: list[int], canon: list[Memory], vectors, touched) -> Cluster:
+        part = sorted(part)  # canon is oldest first, so members are too
+        sub = vectors[part]
+        sims = sub @ sub.T
+        centroid = sub.mean(axis=0)
+        norm = float(np.linalg.norm(centroid)) or 1.0
+        keys = tuple(canon[i].key for i in part)
+        cid = cluster_id(keys)
+        return Cluster(
+            id=cid,
+            kind=ClusterKind.SEMANTIC if len(part) >= 3 else ClusterKind.PAIR,
+            members=keys,
+            similarity=tuple(tuple(round(float(v), 4) for v in row) for row in sims),
+            centrality=tuple(round(float(v), 4) for v in (sub @ centroid) / norm),
+            touched=touched(keys, cid),
+        )

@@ -1,0 +1,139 @@
+"""Exact-duplicate detection and similarity clustering, on vectors already computed.
+
+Pure functions over numpy arrays (rows L2-normalised, so a dot product is
+a cosine). Exact kNN is blocked numpy; above `crossover` rows pynndescent
+builds an approximate graph instead (its numba compile costs ~30 s per
+process, so small stores never touch it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memactors.events.memory import Memory
+
+_WORDS = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def content_hash(memory: Memory) -> str:
+    """Identity of what a memory says: case, spacing and punctuation do not count."""
+    text = f"{memory.summary}\n{memory.body}".casefold()
+    return hashlib.sha256(" ".join(_WORDS.split(text)).strip().encode()).hexdigest()
+
+
+def duplicate_groups(memories: Sequence[Memory]) -> dict[str, list[str]]:
+    """canonical key -> keys of its exact duplicates (same namespace, same content).
+
+    The newest memory of a group is canonical: it carries the latest
+    timestamp of the fact; the rest are redundant.
+    """
+    groups: dict[tuple[str, str], list[Memory]] = {}
+    for memory in memories:
+        groups.setdefault((memory.namespace, content_hash(memory)), []).append(memory)
+    result: dict[str, list[str]] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            members.sort(key=lambda m: (m.timestamp, m.key))
+            result[members[-1].key] = [m.key for m in members[:-1]]
+    return result
+
+
+def neighbour_pairs(
+    vectors: NDArray[np.float32], threshold: float, *, k: int = 15, crossover: int = 40_000, block: int = 2048
+) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) with i < j for each row's k nearest rows at cosine >= threshold."""
+    n = len(vectors)
+    if n < 2:
+        return []
+    k = min(k, n - 1)
+    if n >= crossover:
+        return _approximate_pairs(vectors, threshold, k)
+    pairs: dict[tuple[int, int], float] = {}
+    for start in range(0, n, block):
+        sims = vectors[start : start + block] @ vectors.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, rows + start] = -1.0  # not its own neighbour
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < n else np.argsort(-sims, axis=1)
+        for r, row in enumerate(top):
+            i = start + r
+            for j in row:
+                value = float(sims[r, j])
+                if value >= threshold:
+                    pairs[(min(i, int(j)), max(i, int(j)))] = value
+    return [(i, j, v) for (i, j), v in sorted(pairs.items())]
+
+
+def _approximate_pairs(vectors: NDArray[np.float32], threshold: float, k: int) -> list[tuple[int, int, float]]:
+    from pynndescent import NNDescent  # heavy import and numba compile: only for big stores
+
+    index = NNDescent(vectors, metric="cosine", n_neighbors=k + 1, random_state=0, low_memory=True)
+    neighbours, distances = index.neighbor_graph
+    pairs: dict[tuple[int, int], float] = {}
+    for i, (row, dist) in enumerate(zip(neighbours, distances)):
+        for j, d in zip(row, dist):
+            value = 1.0 - float(d)
+            if int(j) != i and value >= threshold:
+                pairs[(min(i, int(j)), max(i, int(j)))] = value
+    return [(i, j, v) for (i, j), v in sorted(pairs.items())]
+
+
+def components(n: int, pairs: Sequence[tuple[int, int, float]]) -> list[list[int]]:
+    """Connected components of size >= 2 (union-find), each sorted, largest first."""
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j, _ in pairs:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g))
+
+
+def split_oversized(
+    members: list[int], vectors: NDArray[np.float32], threshold: float, max_size: int, step: float = 0.03
+) -> list[list[int]]:
+    """Split a component larger than `max_size` by raising the threshold inside it.
+
+    Chains of single links are what make giant components; a stricter
+    threshold breaks them at their weakest links. Pieces that stay too big
+    at cosine 0.99 are cut into chunks around their centroid order.
+    """
+    if len(members) <= max_size:
+        return [members]
+    sub = vectors[members]
+    sims = sub @ sub.T
+    level = threshold
+    while level < 0.99:
+        level += step
+        local = [(i, j, float(sims[i, j])) for i in range(len(members)) for j in range(i + 1, len(members))
+                 if sims[i, j] >= level]
+        parts = components(len(members), local)
+        if all(len(p) <= max_size for p in parts) or not parts:
+            break
+    else:
+        parts = [list(range(len(members)))]
+    result: list[list[int]] = []
+    for part in parts:
+        if len(part) <= max_size:
+            result.append([members[i] for i in part])
+        else:
+            centroid = sub[part].mean(axis=0)
+            ordered = sorted(part, key=lambda i: -float(sub[i] @ centroid))
+            for start in range(0, len(ordered), max_size):
+                chunk = ordered[start : start + max_size]
+                if len(chunk) > 1:
+                    result.append(sorted(members[i] for i in chunk))
+    return result

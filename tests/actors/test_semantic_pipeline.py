@@ -1,0 +1,122 @@
+"""Clusters, summaries, verdicts and edges on real repositories, with the real local model."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+import pytest
+import trio
+
+from memactors.adapters.clock import FixedClock
+from memactors.adapters.embeddings import LocalMiniLM
+from memactors.adapters.git_store import GitStore
+from memactors.adapters.memory_store import EDGES_REF, SUMMARIES_REF, MemoryStore
+from memactors.adapters.runtime import RunOptions, Services, consolidate
+from memactors.adapters.settings import Settings
+from memactors.adapters.vector_cache import CachedEmbedder
+from memactors.events.edge import EdgeType
+from tests.conftest import NOW, Repo, git
+
+DAY = timedelta(days=1)
+
+
+@pytest.fixture(scope="module")
+def model() -> LocalMiniLM:
+    return LocalMiniLM()
+
+
+@pytest.fixture
+def store_of_facts(repo: Repo) -> Repo:
+    """A storage decision replaced, three paraphrases, a duplicate, unrelated work, a reference."""
+    repo.capture("decisions", "Use SQLite for storage", "Simple to start with, a single file.", when=NOW - 90 * DAY)
+    repo.capture("learnings", "Retries of payment webhooks must be idempotent",
+                 "A retried webhook charged twice.", when=NOW - 60 * DAY)
+    repo.commit("more")
+    repo.capture("learnings", "Payment webhook retries need idempotency keys",
+                 "Stripe retried and we double charged.", when=NOW - 40 * DAY)
+    repo.capture("learnings", "Make webhook handlers idempotent: payments were retried",
+                 "Use the event id as an idempotency key.", when=NOW - 20 * DAY)
+    repo.capture("progress", "Frontend login page styled", "CSS done.", when=NOW - 10 * DAY)
+    repo.capture("progress", "Frontend login page styled", "CSS done.", when=NOW - 9 * DAY)
+    repo.commit("later")
+    repo.capture("decisions", "Switch storage from SQLite to PostgreSQL",
+                 "Replaces the SQLite decision: we need concurrent writers.", when=NOW - 2 * DAY)
+    repo.capture("blockers", "Deploy blocked on missing TLS certificate", "Waiting for ops.", when=NOW - 1 * DAY)
+    return repo
+
+
+def run(repo: Repo, model: LocalMiniLM, **options):
+    store = MemoryStore(GitStore(repo.path))
+    embedder = CachedEmbedder(model, store.git.common_dir / "memactors" / "vectors")
+    services = Services(store=store, settings=Settings(), clock=FixedClock(NOW), embedder=embedder)
+    return trio.run(lambda: consolidate(services, RunOptions(**options))), store
+
+
+def test_offline_consolidation_summarizes_judges_and_links(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    before = store_of_facts.originals()
+    report, store = run(store_of_facts, model)
+    assert store_of_facts.originals() == before
+    assert report.duplicates_collapsed == 1
+    assert report.summaries_created >= 1 and report.clusters_found >= 2
+    assert report.providers.get("offline", 0) >= 2 and report.token_usage.llm_calls == 0
+    state = store.load_state()
+    by_summary = {m.summary: m for m in store.scan(None).memories}
+    sqlite = by_summary["Use SQLite for storage"]
+    postgres = by_summary["Switch storage from SQLite to PostgreSQL"]
+    supersedes = [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES]
+    assert [(e.source_key, e.target_key) for e in supersedes] == [(postgres.key, sqlite.key)]
+    assert state.meta[sqlite.key].superseded_by == postgres.key
+    assert state.meta[sqlite.key].tier.value in {"cold", "archived"}
+    webhook = [m for m in by_summary.values() if "webhook" in m.summary.lower() or "idempot" in m.summary.lower()]
+    summary = next(s for s in state.summaries.values() if set(s.source_keys) == {m.key for m in webhook})
+    assert summary.provider == "offline" and summary.confidence < 0.5
+    assert all(state.meta[m.key].consolidated_into == summary.id for m in webhook)
+    consolidates = {e.target_key for e in state.edges.values() if e.edge_type is EdgeType.CONSOLIDATES}
+    assert consolidates >= {m.key for m in webhook}
+    duplicates = [e for e in state.edges.values() if e.edge_type is EdgeType.SUBSUMES and "duplicate" in e.reason]
+    assert len(duplicates) == 1
+    note = json.loads(store_of_facts.note(SUMMARIES_REF, git(store_of_facts.path, "rev-parse", "HEAD~1").stdout.strip()))
+    assert note["schema_version"] == 1 and note["summaries"]
+    edges_json = json.loads(store_of_facts.note(EDGES_REF, "HEAD"))
+    for edge in edges_json["edges"].values():
+        assert {"source_id", "target_id", "edge_type", "weight", "reason", "created_at",
+                "consolidation_run_id"} <= set(edge)
+
+
+def test_a_second_run_with_nothing_new_changes_no_ref(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    run(store_of_facts, model)
+    refs = store_of_facts.refs()
+    report, store = run(store_of_facts, model)
+    assert not report.persisted and report.summaries_created == 0
+    assert store_of_facts.refs() == refs
+    assert store.cache.misses == 0
+
+
+def test_a_new_memory_re_summarizes_only_its_cluster(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    run(store_of_facts, model)
+    store_of_facts.capture("learnings", "Idempotency keys for payment webhooks prevent double charges",
+                           "Confirmed again after the outage.", when=NOW)
+    report, store = run(store_of_facts, model)
+    assert report.summaries_created == 1
+    assert report.token_usage.llm_calls == 0
+    summaries = list(store.load_state().summaries.values())
+    assert len(summaries) == 1 and len(summaries[0].source_keys) == 4  # the old 3-member summary was replaced
+
+
+def test_a_relates_to_id_becomes_a_references_edge(repo: Repo, model: LocalMiniLM) -> None:
+    repo.capture("decisions", "Use trio for concurrency", when=NOW - 5 * DAY)
+    head = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+    body = "---\ntype: patterns\ntimestamp: '2026-05-30T00:00:00+00:00'\nsummary: Cancel scopes everywhere\n"
+    body += f"relates_to:\n- decisions:{head[:7]}:0\n---\n"
+    git(repo.path, "notes", "--ref=refs/notes/mem/patterns", "append", "-m", body)
+    _, store = run(repo, model)
+    edges = [e for e in store.load_state().edges.values() if e.edge_type is EdgeType.REFERENCES]
+    assert len(edges) == 1 and edges[0].target_id == f"decisions:{head}:0"
+
+
+def test_full_recomputes_everything_but_writes_only_what_differs(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    run(store_of_facts, model)
+    refs = store_of_facts.refs()
+    again, _ = run(store_of_facts, model, full=True)
+    assert again.providers.get("offline", 0) >= 2  # every cluster was summarized and judged again
+    assert not again.persisted and store_of_facts.refs() == refs

@@ -1,0 +1,150 @@
+"""A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions and embeddings wire format.
+
+Behaviour is scripted per request (answers, invalid JSON, truncation,
+429/500, slowness); when the script is empty a `responder` builds the
+answer from the request. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict[str, Any]], str]
+
+
+class FakeOpenAI:
+    """`with FakeOpenAI() as server:` ... `server.base_url` ends in /v1."""
+
+    def __init__(self, *, latency: float = 0.0, responder: Responder | None = None,
+                 embedding_dimensions: int = 8) -> None:
+        self.latency = latency
+        self.responder: Responder = responder or (lambda request: "{}")
+        self.embedding_dimensions = embedding_dimensions
+        self.script: deque[tuple[Any, ...]] = deque()
+        self.embedding_script: deque[int] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # --- scripting ---------------------------------------------------------------------
+
+    def answer(self, content: str | dict[str, Any]) -> None:
+        self.script.append(("content", content if isinstance(content, str) else json.dumps(content), "stop"))
+
+    def truncated(self, content: str) -> None:
+        self.script.append(("content", content, "length"))
+
+    def fail(self, status: int, retry_after: float | None = None) -> None:
+        self.script.append(("status", status, retry_after))
+
+    def slow(self, seconds: float) -> None:
+        self.script.append(("slow", seconds))
+
+    def script_embeddings_failure(self, status: int) -> None:
+        self.embedding_script.append(status)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- serving ---------------------------------------------------------------------
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.requests.append({"path": self.path, "body": body,
+                                          "authorization": self.headers.get("Authorization", "")})
+                if fake.latency:
+                    time.sleep(fake.latency)
+                if self.path.endswith("/embeddings"):
+                    self._embeddings(body)
+                else:
+                    self._chat(body)
+
+            def _embeddings(self, body: dict[str, Any]) -> None:
+                with fake._lock:
+                    status = fake.embedding_script.popleft() if fake.embedding_script else None
+                if status:
+                    self._send(status, {"error": {"message": "scripted", "type": "server_error"}},
+                               {"Retry-After": "0"})
+                    return
+                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = []
+                for i, text in enumerate(inputs):
+                    digest = hashlib.sha256(str(text).encode()).digest()
+                    data.append({"object": "embedding", "index": i,
+                                 "embedding": [b / 255 - 0.5 for b in digest[: fake.embedding_dimensions]]})
+                self._send(200, {"object": "list", "data": data, "model": body.get("model", "x"),
+                                 "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}})
+
+            def _chat(self, body: dict[str, Any]) -> None:
+                with fake._lock:
+                    step = fake.script.popleft() if fake.script else None
+                while step is not None and step[0] == "slow":
+                    time.sleep(step[1])
+                    with fake._lock:
+                        step = fake.script.popleft() if fake.script else None
+                if step is not None and step[0] == "status":
+                    headers = {"Retry-After": str(step[2])} if step[2] is not None else {}
+                    self._send(step[1], {"error": {"message": f"scripted {step[1]}", "type": "error",
+                                                   "code": None, "param": None}}, headers)
+                    return
+                if step is None:
+                    content, finish = fake.responder(body), "stop"
+                else:
+                    content, finish = step[1], step[2]
+                prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+                self._send(200, {
+                    "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "fake"),
+                    "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
+                                 "message": {"role": "assistant", "content": content, "refusal": None}}],
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": len(content) // 4,
+                              "total_tokens": prompt + len(content) // 4},
+                })
+
+        return Handler
