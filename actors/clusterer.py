@@ -25,9 +25,12 @@ class Clusterer(Actor):
     """On MemoriesScanned: duplicate groups by normalised content, then similarity clusters.
 
     Clusters come from the kNN graph at cosine >= `threshold` (never from
-    time), split when larger than `max_size`. A cluster is `touched` when
-    its membership differs from what its members carried after the last
-    run (or the run is `--full`): only touched clusters cost LLM calls.
+    time), split when larger than `max_size`. Two near neighbours of the
+    same namespace at cosine >= `pair_threshold` that share no cluster
+    form a pair for the judge: a replaced decision often reads less alike
+    than a paraphrase. A cluster is `touched` when its membership differs
+    from what its members carried after the last run, a pair when either
+    memory is new (or the run is `--full`): only touched ones cost LLM calls.
     """
 
     name = "clusterer"
@@ -35,11 +38,13 @@ class Clusterer(Actor):
     publishes = (ClustersFormed,)
 
     def __init__(
-        self, bus: Bus, embedder: Embedder, *, threshold: float, max_size: int = 20, crossover: int = 40_000
+        self, bus: Bus, embedder: Embedder, *, threshold: float, pair_threshold: float | None = None,
+        max_size: int = 20, crossover: int = 40_000,
     ) -> None:
         super().__init__(bus)
         self._embedder = embedder
         self._threshold = threshold
+        self._pair_threshold = min(threshold, pair_threshold if pair_threshold is not None else threshold)
         self._max_size = max_size
         self._crossover = crossover
 
@@ -63,10 +68,20 @@ class Clusterer(Actor):
             duplicate_of.update({copy: canonical for copy in copies})
         canon = [m for m in memories if m.key not in duplicate_of]
         vectors = self._embedder.embed([embedding_text(m) for m in canon]) if canon else np.zeros((0, 1))
-        pairs = neighbour_pairs(vectors, self._threshold, crossover=self._crossover)
-        for component in components(len(canon), pairs):
+        pairs = neighbour_pairs(vectors, self._pair_threshold, crossover=self._crossover)
+        strong = [p for p in pairs if p[2] >= self._threshold]
+        grouped: dict[int, str] = {}
+        for component in components(len(canon), strong):
             for part in split_oversized(component, vectors, self._threshold, self._max_size):
-                clusters.append(self._cluster(part, canon, vectors, touched))
+                cluster = self._cluster(part, canon, vectors, touched)
+                clusters.append(cluster)
+                grouped.update({i: cluster.id for i in part})
+        for i, j, _ in pairs:
+            a, b = canon[i], canon[j]
+            if a.namespace != b.namespace or (i in grouped and grouped.get(i) == grouped.get(j)):
+                continue
+            pair = self._cluster([i, j], canon, vectors, lambda keys, _cid: full or any(k not in prior for k in keys))
+            clusters.append(pair)
         return ClustersFormed(
             run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
         )

@@ -86,7 +86,7 @@ class Persister(Actor):
 
         new_summaries = {s.id: s for s in summarized.summaries} if summarized else {}
         metas = self._metas(scanned, tiered, formed, new_summaries)
-        changed_meta = [m for m in metas if prior.meta.get(m.key) != m]
+        changed_meta = [m for m in metas if prior.meta.get(m.key) is not m and prior.meta.get(m.key) != m]
 
         summary_changes: dict[str, Summary | None] = {
             sid: s for sid, s in new_summaries.items() if sid not in prior.summaries or not _same(prior.summaries[sid], s)

@@ -15,7 +15,7 @@ from memactors.events.pipeline import (
     RunFailed,
     SupersessionsJudged,
 )
-from memactors.events.retention import RetentionPolicy, score, tier_for
+from memactors.events.retention import RetentionPolicy, factors, tier_for
 from memactors.events.tier import TIER_ORDER
 
 
@@ -58,7 +58,7 @@ class Tierer(Actor):
             superseded_by = verdicts.get(memory.key) or (prior.superseded_by if prior else None)
             last_access = prior.last_access if prior else None
             activations = prior.activation_count if prior else 0
-            value = score(
+            value = factors(
                 self._policy,
                 namespace=memory.namespace,
                 created=memory.timestamp,
@@ -66,12 +66,22 @@ class Tierer(Actor):
                 activation_count=activations,
                 superseded=superseded_by is not None,
                 now=now,
-            )
-            tier = tier_for(self._policy, value.score)
+            )[0]
+            tier = tier_for(self._policy, value)
             counts[tier.value] += 1
             before = prior.tier.value if prior else "new"
             if before != tier.value:
                 moves[f"{before}->{tier.value}"] += 1
+            if (
+                prior is not None
+                and prior.tier is tier
+                and prior.superseded_by == superseded_by
+                and prior.id == memory.id
+                and prior.commit == memory.commit
+                and prior.created == memory.timestamp
+            ):
+                metas.append(prior)  # unchanged: no new record to build or write
+                continue
             metas.append(
                 MemoryMeta(
                     key=memory.key,
@@ -83,6 +93,7 @@ class Tierer(Actor):
                     activation_count=activations,
                     superseded_by=superseded_by,
                     consolidated_into=prior.consolidated_into if prior else None,
+                    cluster_id=prior.cluster_id if prior else None,
                     tier=tier,
                 )
             )

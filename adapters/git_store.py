@@ -9,7 +9,7 @@ one instance from one thread at a time.
 from __future__ import annotations
 
 import os
-import string
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -19,7 +19,7 @@ import pygit2
 NOTES_BASE = "refs/notes/mem"
 FALLBACK_NAME = "memactors"
 FALLBACK_EMAIL = "memactors@localhost"
-_HEX = frozenset(string.hexdigits.lower())
+_HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
 class StoreError(Exception):
@@ -35,7 +35,7 @@ class RefsMoved(StoreError):
 
 
 def _is_hex40(name: str) -> bool:
-    return len(name) == 40 and all(c in _HEX for c in name)
+    return _HEX40.fullmatch(name) is not None
 
 
 class GitStore:

@@ -256,7 +256,7 @@ def parse_note(namespace: str, commit: str, data: bytes) -> NoteParse:
             body = body[:MAX_BODY_CHARS]
             result.warnings["body_truncated"] += 1
         result.memories.append(
-            Memory.model_construct(
+            Memory(
                 key=key,
                 namespace=namespace,
                 commit=commit,

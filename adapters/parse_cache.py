@@ -54,7 +54,7 @@ class ParseCache:
         for row in raw["m"]:
             fields = dict(zip(_FIELDS, row[: len(_FIELDS)]))
             parse.memories.append(
-                Memory.model_construct(
+                Memory(
                     namespace=namespace,
                     commit=commit,
                     timestamp=datetime.fromisoformat(row[-3]),

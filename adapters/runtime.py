@@ -94,10 +94,11 @@ def pipeline_children(services: Services) -> list[ChildSpec]:
         embedder, llm = services.embedder, services.llm
         children += [
             ChildSpec("clusterer", lambda bus: Clusterer(
-                bus, embedder, threshold=settings.cluster_threshold, max_size=settings.max_cluster_size,
+                bus, embedder, threshold=settings.cluster_threshold, pair_threshold=settings.pair_threshold,
+                max_size=settings.max_cluster_size,
                 crossover=settings.knn_crossover)),
             ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock)),
-            ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.cluster_threshold)),
+            ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold)),
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),

@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     default_importance: float = Field(0.5, ge=0, le=1)
     timezone: str | None = None
     cluster_threshold: float = Field(0.6, gt=0, le=1)
+    pair_threshold: float = Field(0.5, gt=0, le=1)
     max_cluster_size: int = Field(20, ge=3)
     knn_crossover: int = Field(40_000, ge=2)
     embeddings: str = Field("local", pattern="^(local|openai|none)$")

@@ -58,9 +58,37 @@ class RetentionScore(BaseModel):
 
 
 def _clamp(value: float) -> float:
-    if math.isnan(value):
+    if value != value:  # NaN
         return 0.0
-    return min(1.0, max(0.0, value))
+    return 1.0 if value > 1.0 else 0.0 if value < 0.0 else value
+
+
+def factors(
+    policy: RetentionPolicy,
+    *,
+    namespace: str,
+    created: datetime,
+    last_access: datetime | None,
+    activation_count: int,
+    superseded: bool,
+    now: datetime,
+) -> tuple[float, float, float, float]:
+    """(score, recency, activation, importance), each in [0, 1], for one memory at `now`."""
+    anchor = created if last_access is None or last_access < created else last_access
+    age_days = (now - anchor).total_seconds() / 86400.0
+    recency = _clamp(0.5 ** (max(0.0, age_days) / policy.half_life_days))
+    activation = _clamp(
+        math.log1p(max(0, activation_count)) / math.log1p(policy.activation_saturation)
+    )
+    importance = _clamp(policy.importance.get(namespace, policy.default_importance))
+    total = _clamp(
+        policy.weight_recency * recency
+        + policy.weight_activation * activation
+        + policy.weight_importance * importance
+    )
+    if superseded:
+        total = _clamp(total * policy.superseded_factor)
+    return total, recency, activation, importance
 
 
 def score(
@@ -73,27 +101,13 @@ def score(
     superseded: bool,
     now: datetime,
 ) -> RetentionScore:
-    """Retention in [0, 1] for one memory at `now` (aware datetimes)."""
-    anchor = max(created, last_access) if last_access is not None else created
-    age_days = max(0.0, (now - anchor).total_seconds() / 86400.0)
-    recency = _clamp(0.5 ** (age_days / policy.half_life_days))
-    activation = _clamp(
-        math.log1p(max(0, activation_count)) / math.log1p(policy.activation_saturation)
+    """Retention in [0, 1] for one memory at `now` (aware datetimes), with its factors."""
+    total, recency, activation, importance = factors(
+        policy, namespace=namespace, created=created, last_access=last_access,
+        activation_count=activation_count, superseded=superseded, now=now,
     )
-    importance = _clamp(policy.importance.get(namespace, policy.default_importance))
-    total = _clamp(
-        policy.weight_recency * recency
-        + policy.weight_activation * activation
-        + policy.weight_importance * importance
-    )
-    if superseded:
-        total = _clamp(total * policy.superseded_factor)
     return RetentionScore(
-        score=total,
-        recency=recency,
-        activation=activation,
-        importance=importance,
-        superseded=superseded,
+        score=total, recency=recency, activation=activation, importance=importance, superseded=superseded
     )
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -25,14 +26,12 @@ def git(repo: Path, *args: str, input: str | bytes | None = None, env: dict[str,
 
 
 def entry(namespace: str, summary: str, body: str = "", *, when: datetime = NOW, tags: list[str] | None = None) -> str:
-    """An entry in git-notes-memory's layout, as its yaml.dump writes it."""
-    lines = ["---", f"type: {namespace}", f"timestamp: '{when.isoformat()}'", f"summary: {summary}"]
+    """An entry in git-notes-memory's layout, front matter as its `yaml.dump` call writes it."""
+    front: dict[str, object] = {"type": namespace, "timestamp": when.isoformat(), "summary": summary}
     if tags:
-        lines.append("tags:")
-        lines += [f"- {t}" for t in tags]
-    lines.append("---")
-    text = "\n".join(lines) + "\n"
-    return text + ("\n" + body if body.strip() else "")
+        front["tags"] = tags
+    dumped = yaml.dump(front, default_flow_style=False, allow_unicode=True, sort_keys=False).rstrip()
+    return f"---\n{dumped}\n---\n" + ("\n" + body if body.strip() else "")
 
 
 @dataclass

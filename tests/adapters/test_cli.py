@@ -94,7 +94,7 @@ def test_our_refs_are_added_to_notes_rewrite_ref(populated: Repo) -> None:
     run_cli("consolidate", "--repo", str(populated.path))
     run_cli("consolidate", "--repo", str(populated.path))
     values = git(populated.path, "config", "--get-all", "notes.rewriteRef").stdout.split()
-    assert values == ["refs/notes/mem-meta", "refs/notes/mem-runs"]
+    assert values == ["refs/notes/mem-meta", "refs/notes/mem-summaries", "refs/notes/mem-edges", "refs/notes/mem-runs"]
 
 
 def test_capture_appends_like_git_notes_memory_and_prints_the_id(repo: Repo) -> None:
