@@ -132,7 +132,7 @@ class GitStore:
 
     def read_blob(self, blob_hex: str) -> bytes:
         try:
-            return self.repo[blob_hex].data
+            return self.repo.odb.read(pygit2.Oid(hex=blob_hex))[1]
         except (KeyError, ValueError, pygit2.GitError) as exc:
             raise StoreError(f"note blob {blob_hex[:12]} is unreadable: {exc}") from None
 

@@ -64,7 +64,7 @@ class MemoryStore:
                 parse = None if reparse else self.cache.get(namespace, blob, commit)
                 if parse is None:
                     parse = parse_note(namespace, commit, self.git.read_blob(blob))
-                    self.cache.put(namespace, blob, parse)
+                    self.cache.put(namespace, blob, commit, parse)
                 outcome.skipped.update(parse.skipped)
                 outcome.warnings.update(parse.warnings)
                 for memory in parse.memories:

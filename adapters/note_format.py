@@ -109,41 +109,48 @@ def _plain_scalar(raw: str) -> str | None:
 
 
 def _fast_front_matter(lines: list[str]) -> dict[str, Any] | None:
-    """The subset of YAML that `yaml.dump` writes for front matter; None means 'ask PyYAML'."""
-    result: dict[str, Any] = {}
-    open_list: str | None = None
+    """The subset of YAML that `yaml.dump` writes for front matter; None means 'ask PyYAML'.
+
+    Handles `key: scalar` (plain or quoted, folded over indented
+    continuation lines as `yaml.dump` wraps at 80 columns), `key: []` and
+    `key:` followed by `- item` lines.
+    """
+    raw: dict[str, str | list[str]] = {}
+    key: str | None = None
     for line in lines:
         if not line.strip():
             return None
         if line.startswith("- "):
-            if open_list is None:
+            if key is None or not isinstance(raw[key], list):
                 return None
-            item = _plain_scalar(line[2:])
-            if item is None:
+            raw[key].append(line[2:])  # type: ignore[union-attr]
+            continue
+        if line[0] in " \t":
+            if key is None or not isinstance(raw[key], str) or not raw[key]:
                 return None
-            result[open_list].append(item)
+            raw[key] = f"{raw[key]} {line.strip()}"
             continue
         match = _KEY_LINE.match(line)
         if match is None:
             return None
-        key, raw = match.group(1), match.group(2)
-        if key in result:
+        key, value = match.group(1), match.group(2)
+        if key in raw:
             return None
-        if raw is None or raw.strip() == "":
+        raw[key] = [] if value is None or not value.strip() else value
+    result: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, list):
+            items = [_plain_scalar(item) for item in value]
+            if any(item is None for item in items):
+                return None
+            result[key] = items if items else None  # `key:` with no items is YAML null
+        elif value.strip() == "[]":
             result[key] = []
-            open_list = key
-            continue
-        open_list = None
-        if raw.strip() == "[]":
-            result[key] = []
-            continue
-        value = _plain_scalar(raw)
-        if value is None:
-            return None
-        result[key] = value
-    for key, value in result.items():
-        if value == [] and f"{key}: []" not in lines:
-            result[key] = None  # `key:` with no items is YAML null
+        else:
+            scalar = _plain_scalar(value)
+            if scalar is None:
+                return None
+            result[key] = scalar
     return result
 
 

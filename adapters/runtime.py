@@ -6,6 +6,7 @@ same `pipeline_children` under the same supervisor.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import secrets
@@ -44,6 +45,12 @@ class RunOptions:
     namespaces: tuple[str, ...] | None = None
     dry_run: bool = False
     full: bool = False
+
+
+def tune_gc() -> None:
+    """Collect less often: a run builds ~10 objects per memory that live to its end, and the
+    default thresholds rescan them hundreds of times (measured: 100k-memory runs 25% faster)."""
+    gc.set_threshold(100_000, 50, 1000)
 
 
 def new_run_id(moment: datetime) -> str:

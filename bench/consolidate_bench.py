@@ -40,7 +40,7 @@ from memactors.adapters.clock import FixedClock
 from memactors.adapters.git_store import GitStore
 from memactors.adapters.memory_store import META_REF, STATE_REFS, MemoryStore
 from memactors.adapters.note_format import append_entry, serialize_entry
-from memactors.adapters.runtime import RunOptions, Services, consolidate
+from memactors.adapters.runtime import RunOptions, Services, consolidate, tune_gc
 from memactors.adapters.settings import Settings
 from memactors.events.memory import KNOWN_NAMESPACES
 from memactors.events.report import RunReport
@@ -173,6 +173,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    tune_gc()  # as the command line does
     sizes = [int(s) for s in args.sizes.split(",")]
     rows, naive = [], None
     for size in sizes:

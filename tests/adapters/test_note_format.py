@@ -115,7 +115,7 @@ def test_stripspace_matches_git() -> None:
     assert stripspace("   \n") == ""
 
 
-_text = st.text(alphabet=string.ascii_letters + string.digits + " .,:;'\"#-_/()[]{}&*!?%@`|>~+", min_size=1, max_size=40)
+_text = st.text(alphabet=string.ascii_letters + string.digits + " .,:;'\"#-_/()[]{}&*!?%@`|>~+", min_size=1, max_size=140)
 
 
 @given(
@@ -125,6 +125,7 @@ _text = st.text(alphabet=string.ascii_letters + string.digits + " .,:;'\"#-_/()[
     extra=st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), _text | st.integers(), max_size=3),
 )
 def test_the_fast_front_matter_reader_agrees_with_pyyaml(summary, spec, tags, extra) -> None:
+    """Including scalars `yaml.dump` wraps over several lines past 80 columns."""
     front = {"type": "decisions", "timestamp": "2024-01-01T00:00:00+00:00", "summary": summary, **extra}
     if spec is not None:
         front["spec"] = spec
@@ -136,3 +137,13 @@ def test_the_fast_front_matter_reader_agrees_with_pyyaml(summary, spec, tags, ex
     assert {k: str(v) if not isinstance(v, list) else [str(i) for i in v] for k, v in ours.items()} == {
         k: str(v) if not isinstance(v, list) else [str(i) for i in v] for k, v in reference.items()
     }
+
+
+def test_long_summaries_wrapped_by_yaml_dump_take_the_fast_path() -> None:
+    from memactors.adapters.note_format import _fast_front_matter
+
+    summary = "decisions 42: " + "retry the webhook worker with jitter " * 3
+    dumped = yaml.dump({"type": "decisions", "timestamp": "2024-01-01T00:00:00+00:00", "summary": summary.strip()},
+                       default_flow_style=False, allow_unicode=True, sort_keys=False).rstrip()
+    assert "\n  " in dumped  # yaml.dump folded it
+    assert _fast_front_matter(dumped.split("\n")) == yaml.safe_load(dumped)
