@@ -232,3 +232,53 @@ def test_sigint_finishes_the_run_in_flight_and_exits_0(big_store: Path) -> None:
     assert proc.returncode == 0, err
     assert json.loads(out)["phase"] == "completed" and json.loads(out)["persisted"] is True
     _state_is_whole(big_store)
+
+
+def test_conflicts_wait_for_the_user_and_resolve_is_honoured(repo: Repo) -> None:
+    from datetime import timedelta
+
+    from tests.conftest import NOW
+
+    repo.capture("decisions", "Use Redis for session caching", "Fast and simple.", when=NOW - timedelta(days=3))
+    repo.capture("decisions", "Do not use Redis for session caching", "It loses sessions on restart.",
+                 when=NOW - timedelta(days=1))
+    first = json.loads(run_cli("consolidate", "--json", "--repo", str(repo.path)).stdout)
+    assert first["contradictions_flagged"] == 1
+    conflicts = json.loads(run_cli("conflicts", "--json", "--repo", str(repo.path)).stdout)
+    assert len(conflicts) == 1 and conflicts[0]["edge_type"] == "contradicts"
+    conflict = conflicts[0]
+    assert run_cli("resolve", conflict["conflict_id"][:8], "--keep", "decisions:nope:0",
+                   "--repo", str(repo.path)).returncode == 2
+    resolved = run_cli("resolve", conflict["conflict_id"][:8], "--keep", conflict["source_id"],
+                       "--repo", str(repo.path))
+    assert resolved.returncode == 0, resolved.stderr
+    assert json.loads(run_cli("conflicts", "--json", "--repo", str(repo.path)).stdout) == []
+    older = json.loads(run_cli("show", "--json", "--repo", str(repo.path), conflict["target_id"]).stdout)
+    assert older["meta"]["superseded_by"] and older["retention"]["superseded"] is True
+    edges = json.loads(run_cli("edges", "--json", "--repo", str(repo.path), conflict["target_id"]).stdout)
+    assert [e["resolution"] for e in edges if e["edge_type"] == "contradicts"] == [f"keep:{older['meta']['superseded_by']}"]
+    for edge in edges:
+        assert {"source_id", "target_id", "edge_type", "weight", "reason", "created_at", "consolidation_run_id"} <= set(edge)
+    again = json.loads(run_cli("consolidate", "--json", "--repo", str(repo.path)).stdout)
+    assert again["contradictions_flagged"] == 0
+    text = run_cli("edges", "--repo", str(repo.path), conflict["source_id"]).stdout
+    assert "contradicts" in text and "resolved" in text
+
+
+def test_show_prints_a_summary_and_edges_lists_the_summary_link(tmp_path: Path, git_env) -> None:
+    demo = tmp_path / "demo"
+    assert run_cli("demo", str(demo), "--memories", "120").returncode == 0
+    tiers = json.loads(run_cli("tiers", "--json", "--repo", str(demo)).stdout)
+    some = [m["id"] for items in tiers["tiers"].values() for m in items]
+    linked = None
+    for memory_id in some:
+        shown = json.loads(run_cli("show", "--json", "--repo", str(demo), memory_id).stdout)
+        if shown["meta"] and shown["meta"]["consolidated_into"]:
+            linked = shown
+            break
+    assert linked is not None
+    summary = run_cli("show", "--json", "--repo", str(demo), "summary:" + linked["meta"]["consolidated_into"])
+    doc = json.loads(summary.stdout)
+    assert doc["kind"] == "summary" and linked["key"] in doc["source_keys"] and doc["provider"] == "offline"
+    edges = run_cli("edges", "--repo", str(demo), linked["id"]).stdout
+    assert "summarized in summary:" in edges
