@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.bus.join import RunJoin
@@ -15,7 +17,7 @@ from memactors.events.pipeline import (
     RunFailed,
     SupersessionsJudged,
 )
-from memactors.events.retention import RetentionPolicy, factors, tier_for
+from memactors.events.retention import RetentionPolicy, scores, tier_for
 from memactors.events.tier import TIER_ORDER
 
 
@@ -50,36 +52,36 @@ class Tierer(Actor):
 
     def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str]) -> MemoriesTiered:
         now = scanned.request.started_at
+        memories = scanned.memories
+        priors = [scanned.prior.meta.get(m.key) for m in memories]
+        superseded_by = [verdicts.get(m.key) or (p.superseded_by if p else None) for m, p in zip(memories, priors)]
+        anchors = np.fromiter(
+            (max(m.timestamp, p.last_access) if p and p.last_access else m.timestamp
+             for m, p in zip(memories, priors)),
+            dtype=object, count=len(memories),
+        )
+        values = scores(
+            self._policy,
+            namespaces=[m.namespace for m in memories],
+            anchors=np.fromiter((a.timestamp() for a in anchors), dtype=np.float64, count=len(memories)),
+            activation_counts=np.fromiter((p.activation_count if p else 0 for p in priors), dtype=np.float64,
+                                          count=len(memories)),
+            superseded=np.fromiter((s is not None for s in superseded_by), dtype=bool, count=len(memories)),
+            now=now,
+        )
+        policy = self._policy
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})
         moves: Counter[str] = Counter()
         metas: list[MemoryMeta] = []
-        for memory in scanned.memories:
-            prior = scanned.prior.meta.get(memory.key)
-            superseded_by = verdicts.get(memory.key) or (prior.superseded_by if prior else None)
-            last_access = prior.last_access if prior else None
-            activations = prior.activation_count if prior else 0
-            value = factors(
-                self._policy,
-                namespace=memory.namespace,
-                created=memory.timestamp,
-                last_access=last_access,
-                activation_count=activations,
-                superseded=superseded_by is not None,
-                now=now,
-            )[0]
-            tier = tier_for(self._policy, value)
-            counts[tier.value] += 1
-            before = prior.tier.value if prior else "new"
-            if before != tier.value:
-                moves[f"{before}->{tier.value}"] += 1
-            if (
-                prior is not None
-                and prior.tier is tier
-                and prior.superseded_by == superseded_by
-                and prior.id == memory.id
-                and prior.commit == memory.commit
-                and prior.created == memory.timestamp
-            ):
+        for memory, prior, replaced, value in zip(memories, priors, superseded_by, values.tolist()):
+            tier = tier_for(policy, value)
+            counts[tier] += 1
+            if prior is None:
+                moves[f"new->{tier}"] += 1
+            elif prior.tier is not tier:
+                moves[f"{prior.tier}->{tier}"] += 1
+            elif (prior.superseded_by == replaced and prior.commit == memory.commit
+                  and prior.created == memory.timestamp and prior.id == memory.id):
                 metas.append(prior)  # unchanged: no new record to build or write
                 continue
             metas.append(
@@ -89,9 +91,9 @@ class Tierer(Actor):
                     namespace=memory.namespace,
                     commit=memory.commit,
                     created=memory.timestamp,
-                    last_access=last_access,
-                    activation_count=activations,
-                    superseded_by=superseded_by,
+                    last_access=prior.last_access if prior else None,
+                    activation_count=prior.activation_count if prior else 0,
+                    superseded_by=replaced,
                     consolidated_into=prior.consolidated_into if prior else None,
                     cluster_id=prior.cluster_id if prior else None,
                     tier=tier,
@@ -100,6 +102,6 @@ class Tierer(Actor):
         return MemoriesTiered(
             run_id=scanned.run_id,
             metas=tuple(metas),
-            tier_counts=dict(counts),
+            tier_counts={str(k): v for k, v in counts.items()},
             tier_transitions=dict(sorted(moves.items())),
         )

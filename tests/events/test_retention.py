@@ -81,3 +81,27 @@ def test_activation_saturates_at_twenty_uses_and_supersession_multiplies_by_a_fi
                        activation_count=20, superseded=True, now=NOW)
     assert abs(superseded.score - 0.2) < 1e-9
     assert tier_for(POLICY, superseded.score) is Tier.COLD
+
+
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["decisions", "progress", "zzz"]), moments, st.integers(0, 500), st.booleans()),
+        min_size=1, max_size=30,
+    )
+)
+def test_the_vectorised_scores_equal_the_scalar_formula(rows) -> None:
+    import numpy as np
+
+    from memactors.events.retention import factors, scores
+
+    vector = scores(
+        POLICY,
+        namespaces=[r[0] for r in rows],
+        anchors=np.array([r[1].timestamp() for r in rows]),
+        activation_counts=np.array([r[2] for r in rows], dtype=float),
+        superseded=np.array([r[3] for r in rows]),
+        now=NOW,
+    )
+    scalar = [factors(POLICY, namespace=ns, created=when, last_access=None, activation_count=n, superseded=sup,
+                      now=NOW)[0] for ns, when, n, sup in rows]
+    assert np.allclose(vector, scalar, atol=1e-9)
