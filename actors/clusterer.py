@@ -27,7 +27,7 @@ class Clusterer(Actor):
     Clusters come from the kNN graph at cosine >= `threshold` (never from
     time), split when larger than `max_size`. Two near neighbours of the
     same namespace at cosine >= `pair_threshold` that share no cluster
-    form a pair for the judge: a replaced decision often reads less alike
+    (each memory's nearest such neighbour) form a pair for the judge: a replaced decision often reads less alike
     than a paraphrase. A cluster is `touched` when its membership differs
     from what its members carried after the last run, a pair when either
     memory is new (or the run is `--full`): only touched ones cost LLM calls.
@@ -76,12 +76,20 @@ class Clusterer(Actor):
                 cluster = self._cluster(part, canon, vectors, touched)
                 clusters.append(cluster)
                 grouped.update({i: cluster.id for i in part})
-        for i, j, _ in pairs:
-            a, b = canon[i], canon[j]
-            if a.namespace != b.namespace or (i in grouped and grouped.get(i) == grouped.get(j)):
+        nearest: dict[int, tuple[float, int]] = {}
+        for i, j, sim in pairs:
+            if canon[i].namespace != canon[j].namespace or (i in grouped and grouped.get(i) == grouped.get(j)):
                 continue
-            pair = self._cluster([i, j], canon, vectors, lambda keys, _cid: full or any(k not in prior for k in keys))
-            clusters.append(pair)
+            for a, b in ((i, j), (j, i)):
+                if sim > nearest.get(a, (-1.0, -1))[0]:
+                    nearest[a] = (sim, b)
+        seen: set[tuple[int, int]] = set()
+        for a, (_, b) in sorted(nearest.items()):
+            pair = (min(a, b), max(a, b))
+            if pair not in seen:
+                seen.add(pair)
+                clusters.append(self._cluster(list(pair), canon, vectors,
+                                              lambda keys, _cid: full or any(k not in prior for k in keys)))
         return ClustersFormed(
             run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
         )

@@ -27,21 +27,27 @@ DISTRUSTED = (Relation.SUPERSEDES, Relation.SUBSUMES)
 class SupersessionJudge(Actor):
     """Joins a run's scan and clusters; one judgement per touched cluster (or pair).
 
-    Pairs are every newer/older couple of a cluster at cosine >=
-    `pair_threshold`, minus pairs the user already resolved. With an LLM,
-    all pairs of a cluster go in one call; otherwise the offline heuristic
-    judges each pair. Exact duplicates are superseded by their canonical.
+    Each memory of a touched cluster is paired with its `older_per_memory`
+    most similar older members at cosine >= `pair_threshold` (supersession
+    chains through them), minus pairs the user already resolved. With an
+    LLM, the pairs of many clusters are packed into one call (at most
+    `batch_pairs` pairs and `batch_memories` memories), so calls grow with
+    memories / 60, not with pairs; otherwise the offline heuristic judges
+    each pair. Exact duplicates are superseded by their canonical.
     """
 
     name = "judge"
     subscribes = (MemoriesScanned, ClustersFormed, RunFailed)
     publishes = (SupersessionsJudged,)
 
-    def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float,
-                 concurrency: int = 4) -> None:
+    def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float, concurrency: int = 4,
+                 older_per_memory: int = 2, batch_pairs: int = 60, batch_memories: int = 60) -> None:
         super().__init__(bus)
         self._llm = llm
         self._pair_threshold = pair_threshold
+        self._older_per_memory = older_per_memory
+        self._batch_pairs = batch_pairs
+        self._batch_memories = batch_memories
         self._limit = trio.CapacityLimiter(concurrency)
         self._join = RunJoin(bus, required=(MemoriesScanned, ClustersFormed))
 
@@ -60,33 +66,28 @@ class SupersessionJudge(Actor):
             for e in scanned.prior.edges.values()
             if e.edge_type is EdgeType.CONTRADICTS and e.resolution
         }
+        batches = _batches(
+            [self._pairs(c, by_key, resolved) for c in formed.clusters
+             if c.kind is not ClusterKind.DUPLICATES and c.touched],
+            max_pairs=self._batch_pairs, max_memories=self._batch_memories,
+        )
         verdicts: list[Verdict] = []
         usage = TokenUsage()
         fallbacks: list[str] = []
 
-        async def one(cluster: Cluster) -> None:
+        async def one(index: int, pairs: list[tuple[Memory, Memory, float]]) -> None:
             nonlocal usage
-            members = [by_key[k] for k in cluster.members]
-            pairs = [
-                (members[j], members[i], cluster.similarity[i][j])
-                for i in range(len(members))
-                for j in range(i + 1, len(members))
-                if cluster.similarity[i][j] >= self._pair_threshold
-                and frozenset((members[i].key, members[j].key)) not in resolved
-            ]
-            if not pairs:
-                return
+            members = sorted({m.key: m for pair in pairs for m in pair[:2]}.values(), key=lambda m: m.timestamp)
             async with self._limit:
                 found, used, why = await self._judge(members, pairs)
             verdicts.extend(found)
             usage += used
             if why:
-                fallbacks.append(f"cluster {cluster.id}: {why}")
+                fallbacks.append(f"judge batch {index + 1}/{len(batches)} ({len(pairs)} pairs): {why}")
 
         async with trio.open_nursery() as nursery:
-            for cluster in formed.clusters:
-                if cluster.kind is not ClusterKind.DUPLICATES and cluster.touched:
-                    nursery.start_soon(one, cluster)
+            for index, pairs in enumerate(batches):
+                nursery.start_soon(one, index, pairs)
         superseded_by = dict(formed.duplicate_of)
         for verdict in sorted(verdicts, key=lambda v: by_key[v.newer].timestamp):
             if verdict.relation is Relation.SUPERSEDES:
@@ -103,6 +104,18 @@ class SupersessionJudge(Actor):
                 fallbacks=tuple(sorted(fallbacks)),
             )
         )
+
+    def _pairs(self, cluster: Cluster, by_key: dict[str, Memory],
+               resolved: set[frozenset[str]]) -> list[tuple[Memory, Memory, float]]:
+        members = [by_key[k] for k in cluster.members]  # oldest first
+        pairs = []
+        for i in range(1, len(members)):
+            older = sorted(range(i), key=lambda j: -cluster.similarity[i][j])[: self._older_per_memory]
+            for j in older:
+                if (cluster.similarity[i][j] >= self._pair_threshold
+                        and frozenset((members[i].key, members[j].key)) not in resolved):
+                    pairs.append((members[i], members[j], cluster.similarity[i][j]))
+        return pairs
 
     async def _judge(
         self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]]
@@ -140,3 +153,23 @@ class SupersessionJudge(Actor):
         # pairs the model skipped keep the offline verdict
         merged = [judged.get((v.newer, v.older), v) for v in offline]
         return merged, asked.usage, None
+
+
+def _batches(groups: list[list[tuple[Memory, Memory, float]]], *, max_pairs: int,
+             max_memories: int) -> list[list[tuple[Memory, Memory, float]]]:
+    """Pack the pairs of many clusters into few calls; a cluster's pairs stay together when they fit."""
+    batches: list[list[tuple[Memory, Memory, float]]] = []
+    current: list[tuple[Memory, Memory, float]] = []
+    keys: set[str] = set()
+    for group in sorted((g for g in groups if g), key=len, reverse=True):
+        for start in range(0, len(group), max_pairs):
+            chunk = group[start : start + max_pairs]
+            chunk_keys = {m.key for pair in chunk for m in pair[:2]}
+            if current and (len(current) + len(chunk) > max_pairs or len(keys | chunk_keys) > max_memories):
+                batches.append(current)
+                current, keys = [], set()
+            current.extend(chunk)
+            keys |= chunk_keys
+    if current:
+        batches.append(current)
+    return batches

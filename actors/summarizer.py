@@ -9,7 +9,14 @@ import trio
 from memactors.actors import extractive
 from memactors.actors.llm_call import ask
 from memactors.actors.ports import Clock, StructuredLLM
-from memactors.actors.prompts import SUMMARY_SYSTEM, SummaryAnswer, check_citations, flagged, summary_prompt
+from memactors.actors.prompts import (
+    SUMMARY_SYSTEM,
+    SummaryAnswer,
+    SummaryBatchAnswer,
+    check_citations,
+    flagged,
+    summary_prompt,
+)
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.bus.join import RunJoin
@@ -26,9 +33,10 @@ MAX_LLM_CONFIDENCE = 0.9
 class Summarizer(Actor):
     """Joins a run's scan and clusters; summarizes touched semantic clusters concurrently.
 
-    With an LLM, each cluster is one call whose answer must cite only the
-    cluster's own memories; an invalid answer is asked again once, then the
-    cluster falls back to the extractive summary and the reason is kept.
+    With an LLM, clusters are packed into requests of at most
+    `batch_memories` memories, one summary per cluster, each citing only
+    its own cluster's memories; an invalid answer is asked again once, then
+    the batch falls back to extractive summaries and the reason is kept.
     Without an LLM every summary is extractive (`provider: offline`).
     """
 
@@ -36,11 +44,13 @@ class Summarizer(Actor):
     subscribes = (MemoriesScanned, ClustersFormed, RunFailed)
     publishes = (ClustersSummarized,)
 
-    def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4) -> None:
+    def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4,
+                 batch_memories: int = 40) -> None:
         super().__init__(bus)
         self._llm = llm
         self._clock = clock
         self._limit = trio.CapacityLimiter(concurrency)
+        self._batch_memories = batch_memories
         self._join = RunJoin(bus, required=(MemoriesScanned, ClustersFormed))
 
     async def handle(self, event: Event) -> None:
@@ -54,67 +64,111 @@ class Summarizer(Actor):
         formed: ClustersFormed = ready[ClustersFormed]  # type: ignore[assignment]
         by_key = {m.key: m for m in scanned.memories}
         todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched]
-        results: list[tuple[Summary, TokenUsage, str | None, bool]] = []
+        summaries: list[Summary] = []
+        usage = TokenUsage()
+        fallbacks: list[str] = []
+        flagged_total = 0
 
-        async def one(cluster: Cluster) -> None:
+        async def one(batch: list[Cluster]) -> None:
+            nonlocal usage, flagged_total
             async with self._limit:
-                results.append(await self._summarize(cluster, [by_key[k] for k in cluster.members], formed.run_id))
+                written, used, why = await self._summarize(batch, by_key, formed.run_id)
+            summaries.extend(written)
+            usage += used
+            flagged_total += sum(flagged(by_key[k]) for c in batch for k in c.members)
+            if why:
+                fallbacks.append(why)
 
         async with trio.open_nursery() as nursery:
-            for cluster in todo:
-                nursery.start_soon(one, cluster)
-        usage = TokenUsage()
-        for _, used, _, _ in results:
-            usage += used
+            for batch in _pack(todo, self._batch_memories):
+                nursery.start_soon(one, batch)
         await self.bus.publish(
             ClustersSummarized(
                 run_id=formed.run_id,
-                summaries=tuple(sorted((r[0] for r in results), key=lambda s: s.id)),
+                summaries=tuple(sorted(summaries, key=lambda s: s.id)),
                 usage=usage,
-                fallbacks=tuple(sorted(r[2] for r in results if r[2])),
-                injections_flagged=sum(r[3] for r in results),
+                fallbacks=tuple(sorted(fallbacks)),
+                injections_flagged=flagged_total,
             )
         )
 
     async def _summarize(
-        self, cluster: Cluster, members: Sequence[Memory], run_id: str
-    ) -> tuple[Summary, TokenUsage, str | None, bool]:
+        self, clusters: Sequence[Cluster], by_key: dict[str, Memory], run_id: str
+    ) -> tuple[list[Summary], TokenUsage, str | None]:
         now = self._clock.now()
-        suspicious = any(flagged(m) for m in members)
-        replaced = _older_decisions(members)
-        why: str | None = None
+        groups = [[by_key[k] for k in c.members] for c in clusters]
         usage = TokenUsage()
+        why: str | None = None
         if self._llm is not None:
-            user, labels = summary_prompt(members)
-            asked = await ask(self._llm, SUMMARY_SYSTEM, user, SummaryAnswer,
-                              lambda a: check_citations(a.cited, labels))
+            user, labels = summary_prompt(groups)
+
+            def check(answer: SummaryBatchAnswer) -> None:
+                missing = sorted(set(labels) - {s.cluster for s in answer.summaries})
+                if missing:
+                    raise ValueError(f"no summary for {', '.join(missing)}")
+                for item in answer.summaries:
+                    if item.cluster not in labels:
+                        raise ValueError(f"{item.cluster} is not a cluster of this request")
+                    check_citations(item.cited, labels[item.cluster])
+
+            asked = await ask(self._llm, SUMMARY_SYSTEM, user, SummaryBatchAnswer, check)
             usage = asked.usage
             if asked.answer is not None:
-                answer = asked.answer
-                stamps = [m.timestamp for m in members]
-                summary = Summary(
-                    id=cluster.id,
-                    cluster_id=cluster.id,
-                    text=answer.summary.strip()[:2000],
-                    key_facts=tuple(f.strip() for f in answer.key_facts if f.strip())[:12],
-                    decisions=tuple(DecisionFact(decision=d.decision, rationale=d.rationale, outcome=d.outcome)
-                                    for d in answer.decisions),
-                    superseded_facts=tuple(answer.superseded_facts),
-                    source_keys=tuple(m.key for m in members),
-                    source_ids=tuple(m.id for m in members),
-                    earliest=min(stamps),
-                    latest=max(stamps),
-                    confidence=min(answer.confidence, MAX_LLM_CONFIDENCE),
-                    provider=asked.provider,
-                    model=asked.model,
-                    created_at=now,
-                    run_id=run_id,
-                )
-                return summary, usage, None, suspicious
-            why = f"cluster {cluster.id}: {asked.why}"
-        summary = extractive.summarize(cluster, members, superseded=replaced, run_id=run_id, now=now,
-                                       summary_id=cluster.id, fallback_reason=why)
-        return summary, usage, why, suspicious
+                answers = {}
+                for item in asked.answer.summaries:
+                    answers.setdefault(item.cluster, item)
+                written = [
+                    self._from_answer(cluster, members, answers[f"C{i + 1}"], asked.provider, asked.model, now,
+                                      run_id)
+                    for i, (cluster, members) in enumerate(zip(clusters, groups))
+                ]
+                return written, usage, None
+            why = f"summaries of {len(clusters)} clusters ({', '.join(c.id for c in clusters)}): {asked.why}"
+        written = [
+            extractive.summarize(cluster, members, superseded=_older_decisions(members), run_id=run_id, now=now,
+                                 summary_id=cluster.id, fallback_reason=why)
+            for cluster, members in zip(clusters, groups)
+        ]
+        return written, usage, why
+
+    @staticmethod
+    def _from_answer(cluster: Cluster, members: Sequence[Memory], answer: SummaryAnswer, provider: str,
+                     model: str, now, run_id: str) -> Summary:
+        stamps = [m.timestamp for m in members]
+        return Summary(
+            id=cluster.id,
+            cluster_id=cluster.id,
+            text=answer.summary.strip()[:2000],
+            key_facts=tuple(f.strip() for f in answer.key_facts if f.strip())[:12],
+            decisions=tuple(DecisionFact(decision=d.decision, rationale=d.rationale, outcome=d.outcome)
+                            for d in answer.decisions),
+            superseded_facts=tuple(answer.superseded_facts),
+            source_keys=tuple(m.key for m in members),
+            source_ids=tuple(m.id for m in members),
+            earliest=min(stamps),
+            latest=max(stamps),
+            confidence=min(answer.confidence, MAX_LLM_CONFIDENCE),
+            provider=provider,
+            model=model,
+            created_at=now,
+            run_id=run_id,
+        )
+
+
+def _pack(clusters: Sequence[Cluster], max_memories: int) -> list[list[Cluster]]:
+    """Clusters grouped into requests of at most `max_memories` memories (a bigger cluster goes alone)."""
+    batches: list[list[Cluster]] = []
+    current: list[Cluster] = []
+    size = 0
+    for cluster in sorted(clusters, key=lambda c: -len(c.members)):
+        if current and size + len(cluster.members) > max_memories:
+            batches.append(current)
+            current, size = [], 0
+        current.append(cluster)
+        size += len(cluster.members)
+    if current:
+        batches.append(current)
+    return batches
 
 
 def _older_decisions(members: Sequence[Memory]) -> set[str]:

@@ -31,11 +31,13 @@ def cooperative(request: dict[str, Any]) -> str:
     """A model that follows the schema: summaries cite M1, decisions replace, the rest are compatible."""
     schema = request["response_format"]["json_schema"]["name"]
     user = request["messages"][-1]["content"]
-    if schema == "SummaryAnswer":
-        labels = re.findall(r'label="(M\d+)"', user)
-        return json.dumps({"summary": "Payment webhooks must be idempotent; use the event id as key.",
-                           "key_facts": ["retries happen"], "decisions": [], "superseded_facts": [],
-                           "cited": labels, "confidence": 0.8})
+    if schema == "SummaryBatchAnswer":
+        summaries = []
+        for cluster, body in re.findall(r'<cluster label="(C\d+)">(.*?)</cluster>', user, re.S):
+            summaries.append({"cluster": cluster, "summary": "Payment webhooks must be idempotent; use the event id.",
+                              "key_facts": ["retries happen"], "decisions": [], "superseded_facts": [],
+                              "cited": re.findall(r'label="(M\d+)"', body), "confidence": 0.8})
+        return json.dumps({"summaries": summaries})
     verdicts = []
     for newer, older in PAIR.findall(user):
         decision = 'namespace="decisions"' in user.split(f'label="{newer}"')[1][:40]
@@ -90,14 +92,14 @@ def test_an_llm_that_is_down_falls_back_offline_and_records_why(store_of_facts: 
 def test_citing_a_memory_outside_the_cluster_is_rejected_then_retried(store_of_facts: Repo, model) -> None:  # noqa: F811
     def outsider(request: dict[str, Any]) -> str:
         answer = json.loads(cooperative(request))
-        if "cited" in answer:
-            answer["cited"] = ["M99"]
+        for summary in answer.get("summaries", []):
+            summary["cited"] = ["M99"]
         return json.dumps(answer)
 
     with FakeOpenAI(responder=outsider) as server:
         report, store = run(store_of_facts, model, server)
         summary_requests = [r for r in server.chat_requests()
-                            if r["response_format"]["json_schema"]["name"] == "SummaryAnswer"]
+                            if r["response_format"]["json_schema"]["name"] == "SummaryBatchAnswer"]
     assert len(summary_requests) == 2 and "M99" in summary_requests[1]["messages"][-1]["content"]
     assert any("invalid answer twice" in e for e in report.errors)
     assert {s.provider for s in store.load_state().summaries.values()} == {"offline"}
