@@ -59,6 +59,11 @@ class Clusterer(Actor):
         def touched(keys: tuple[str, ...], cid: str) -> bool:
             return full or any(prior.get(k) is None or prior[k].cluster_id != cid for k in keys)
 
+        def is_new(keys: tuple[str, ...], _cid: str) -> bool:
+            # a memory sits in one summarized cluster but possibly several pairs: pairs are
+            # judged again only when one of their memories is new
+            return full or any(k not in prior for k in keys)
+
         clusters: list[Cluster] = []
         duplicate_of: dict[str, str] = {}
         for canonical, copies in duplicate_groups(memories).items():
@@ -73,7 +78,7 @@ class Clusterer(Actor):
         grouped: dict[int, str] = {}
         for component in components(len(canon), strong):
             for part in split_oversized(component, vectors, self._threshold, self._max_size):
-                cluster = self._cluster(part, canon, vectors, touched)
+                cluster = self._cluster(part, canon, vectors, touched, is_new)
                 clusters.append(cluster)
                 grouped.update({i: cluster.id for i in part})
         nearest: dict[int, tuple[float, int]] = {}
@@ -88,13 +93,12 @@ class Clusterer(Actor):
             pair = (min(a, b), max(a, b))
             if pair not in seen:
                 seen.add(pair)
-                clusters.append(self._cluster(list(pair), canon, vectors,
-                                              lambda keys, _cid: full or any(k not in prior for k in keys)))
+                clusters.append(self._cluster(list(pair), canon, vectors, touched, is_new))
         return ClustersFormed(
             run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
         )
 
-    def _cluster(self, part: list[int], canon: list[Memory], vectors, touched) -> Cluster:
+    def _cluster(self, part: list[int], canon: list[Memory], vectors, touched, is_new) -> Cluster:
         part = sorted(part)  # canon is oldest first, so members are too
         sub = vectors[part]
         sims = sub @ sub.T
@@ -108,5 +112,5 @@ class Clusterer(Actor):
             members=keys,
             similarity=tuple(tuple(round(float(v), 4) for v in row) for row in sims),
             centrality=tuple(round(float(v), 4) for v in (sub @ centroid) / norm),
-            touched=touched(keys, cid),
+            touched=(touched if len(part) >= 3 else is_new)(keys, cid),
         )

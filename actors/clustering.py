@@ -118,9 +118,8 @@ def split_oversized(
     level = threshold
     while level < 0.99:
         level += step
-        local = [(i, j, float(sims[i, j])) for i in range(len(members)) for j in range(i + 1, len(members))
-                 if sims[i, j] >= level]
-        parts = components(len(members), local)
+        rows, cols = np.nonzero(np.triu(sims >= level, k=1))
+        parts = components(len(members), [(int(i), int(j), 0.0) for i, j in zip(rows, cols)])
         if all(len(p) <= max_size for p in parts) or not parts:
             break
     else:

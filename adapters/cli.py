@@ -194,15 +194,16 @@ def _render_report(report, where: str) -> str:
     lines.append(f"  tiers       {tiers}")
     lines.append(f"  transitions {_counts(report.tier_transitions)}")
     if report.memories_embedded or report.clusters_found or report.duplicates_collapsed:
-        lines.append(f"  clusters    {report.clusters_found} found, {report.duplicates_collapsed} exact duplicates "
-                     f"collapsed, {report.summaries_created} summaries written")
+        lines.append(f"  clusters    {report.clusters_found} of 3+ and {report.pairs_found} pairs, "
+                     f"{report.duplicates_collapsed} exact duplicates collapsed, "
+                     f"{report.summaries_created} summaries written")
         lines.append(f"  judged      {report.supersessions_detected} superseded or subsumed, "
                      f"{report.contradictions_flagged} contradictions for you (`memactors conflicts`)")
         usage = report.token_usage
-        by = ", ".join(f"{k} {v}" for k, v in report.providers.items()) or "nothing new to judge"
+        by = ", ".join(f"{k} {v}" for k, v in report.providers.items()) or "nothing new"
         cost = f", ~${usage.cost_usd:.4f}" if usage.cost_usd else ""
         lines.append(f"  llm         {usage.llm_calls} calls, {usage.tokens_in} tokens in, {usage.tokens_out} out"
-                     f"{cost} (by {by})")
+                     f"{cost}; summaries and verdicts by {by}")
         if report.providers and set(report.providers) == {"offline"}:
             lines.append("              offline summaries and judge: set MEMORY_CONSOLIDATION_LLM_PROVIDER="
                          "openai|lmstudio|ollama for LLM ones")

@@ -51,6 +51,7 @@ class RunReport(BaseModel):
     memories_skipped: dict[str, int] = Field(default_factory=dict)
     parse_warnings: dict[str, int] = Field(default_factory=dict)
     clusters_found: int = 0
+    pairs_found: int = 0
     duplicates_collapsed: int = 0
     memories_embedded: int = 0
     summaries_created: int = 0

@@ -57,7 +57,7 @@ def test_offline_consolidation_summarizes_judges_and_links(store_of_facts: Repo,
     report, store = run(store_of_facts, model)
     assert store_of_facts.originals() == before
     assert report.duplicates_collapsed == 1
-    assert report.summaries_created >= 1 and report.clusters_found >= 2, report.model_dump()
+    assert report.summaries_created == report.clusters_found == 1 and report.pairs_found >= 1, report.model_dump()
     assert report.providers.get("offline", 0) >= 2 and report.token_usage.llm_calls == 0
     state = store.load_state()
     by_summary = {m.summary: m for m in store.scan(None).memories}
@@ -120,3 +120,29 @@ def test_full_recomputes_everything_but_writes_only_what_differs(store_of_facts:
     again, _ = run(store_of_facts, model, full=True)
     assert again.providers.get("offline", 0) >= 2  # every cluster was summarized and judged again
     assert not again.persisted and store_of_facts.refs() == refs
+
+
+def test_a_dense_store_settles_after_one_run(repo: Repo, model: LocalMiniLM) -> None:
+    """Many restatements of few facts: pairs overlap clusters, and still nothing is re-judged."""
+    from memactors.adapters.note_format import append_entry, serialize_entry
+
+    subjects = ["the session store", "payment webhooks", "the search index", "CI caching", "log shipping"]
+    aspects = ["timeouts", "retries", "memory use", "error handling", "alerts", "backups"]
+    phrases = ["{s}: {a} need a fix", "Fixed {a} in {s}", "Learned how {s} handles {a}", "Plan for {a} in {s}"]
+    by_ref: dict[str, dict[str, bytes]] = {}
+    commits = [repo.commit(f"c{i}") for i in range(10)]
+    for i in range(240):
+        s, a, p = subjects[i % 5], aspects[(i // 5) % 6], phrases[(i // 30) % 4]
+        namespace = ("decisions", "learnings", "progress")[i % 3]
+        text = serialize_entry({"type": namespace, "timestamp": (NOW - DAY * (240 - i)).isoformat(),
+                                "summary": p.format(s=s, a=a)}, f"Ticket {i}: {a} in {s}.")
+        note = by_ref.setdefault(f"refs/notes/mem/{namespace}", {})
+        note[commits[i % 10]] = append_entry(note.get(commits[i % 10]), text)
+    git_store = GitStore(repo.path)
+    for ref, by_commit in by_ref.items():
+        git_store.move_refs({ref: git_store.build_notes_commit(None, by_commit, "m")}, {ref: None}, "m")
+    first, _ = run(repo, model)
+    assert first.persisted and first.pairs_found > 0 and first.clusters_found > 0
+    refs = repo.refs()
+    second, _ = run(repo, model)
+    assert not second.persisted and second.providers == {} and repo.refs() == refs
