@@ -13,7 +13,8 @@ from memactors.events.memory import Memory
 from memactors.events.verdict import Relation, Verdict
 
 CHANGE_MARKERS = re.compile(
-    r"\b(instead of|replac\w*|switch\w*|migrat\w*|mov(?:e|ed|ing) (?:from|to|away)|no longer|deprecat\w*|"
+    r"\b(instead of|replac\w*|switch\w*|migrat(?:e|ed|es|ing)\b|mov(?:e|ed|ing) (?:from|to|away)|no longer|deprecat\w*|"
+    r"(?:move|change|upgrade|downgrade|convert|port)\w* [^.]{0,60}?\bfrom\b [^.]{1,60}?\bto\b|"
     r"supersed\w*|rather than|chang\w* (?:to|from)|revert\w*|drop(?:ped)?|abandon\w*|now use[sd]?|"
     r"from now on|not anymore|obsolete)\b",
     re.IGNORECASE,
