@@ -10,13 +10,12 @@ from memactors.actors.heuristic_judge import judge_pair
 from memactors.actors.llm_call import ask
 from memactors.actors.ports import StructuredLLM
 from memactors.actors.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
-from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.bus.join import RunJoin
+from memactors.bus.join import JoiningActor, Joined
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.edge import EdgeType
 from memactors.events.memory import Memory
-from memactors.events.pipeline import ClustersFormed, Event, MemoriesScanned, RunFailed, SupersessionsJudged
+from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
 from memactors.events.report import TokenUsage
 from memactors.events.verdict import Relation, Verdict
 
@@ -24,7 +23,7 @@ from memactors.events.verdict import Relation, Verdict
 DISTRUSTED = (Relation.SUPERSEDES, Relation.SUBSUMES)
 
 
-class SupersessionJudge(Actor):
+class SupersessionJudge(JoiningActor):
     """Joins a run's scan and clusters; one judgement per touched cluster (or pair).
 
     Each memory of a touched cluster is paired with its `older_per_memory`
@@ -37,7 +36,7 @@ class SupersessionJudge(Actor):
     """
 
     name = "judge"
-    subscribes = (MemoriesScanned, ClustersFormed, RunFailed)
+    joins = (MemoriesScanned, ClustersFormed)
     publishes = (SupersessionsJudged,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float, concurrency: int = 4,
@@ -49,17 +48,9 @@ class SupersessionJudge(Actor):
         self._batch_pairs = batch_pairs
         self._batch_memories = batch_memories
         self._limit = trio.CapacityLimiter(concurrency)
-        self._join = RunJoin(bus, required=(MemoriesScanned, ClustersFormed))
 
-    async def handle(self, event: Event) -> None:
-        if isinstance(event, RunFailed):
-            self._join.discard(event.run_id)
-            return
-        ready = self._join.add(event)  # type: ignore[arg-type]
-        if ready is None:
-            return
-        scanned: MemoriesScanned = ready[MemoriesScanned]  # type: ignore[assignment]
-        formed: ClustersFormed = ready[ClustersFormed]  # type: ignore[assignment]
+    async def handle_run(self, events: Joined) -> None:
+        scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
         resolved = {
             frozenset((e.source_key, e.target_key))

@@ -10,16 +10,14 @@ import trio
 
 from memactors.actors.linker import SUMMARY_PREFIX, anchor, run_edges
 from memactors.actors.ports import Clock, StateChange, StateConflict, StateSink
-from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.bus.join import RunJoin
+from memactors.bus.join import JoiningActor, Joined
 from memactors.events.cluster import ClusterKind
 from memactors.events.edge import Edge, EdgeType
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import (
     ClustersFormed,
     ClustersSummarized,
-    Event,
     MemoriesScanned,
     MemoriesTiered,
     RunCompleted,
@@ -40,7 +38,7 @@ def _same(a: object, b: object) -> bool:
     return a.model_dump(exclude=_STAMPS) == b.model_dump(exclude=_STAMPS)  # type: ignore[attr-defined]
 
 
-class Persister(Actor):
+class Persister(JoiningActor):
     """Joins a run's events, diffs against the prior state, commits the difference.
 
     Waits for the scan and tiers, plus clusters, summaries and verdicts
@@ -51,35 +49,20 @@ class Persister(Actor):
     """
 
     name = "persister"
-    subscribes = (MemoriesScanned, MemoriesTiered, ClustersFormed, ClustersSummarized, SupersessionsJudged,
-                  RunFailed)
+    joins = (MemoriesScanned, MemoriesTiered)
+    joins_if_published = (ClustersFormed, ClustersSummarized, SupersessionsJudged)
     publishes = (RunCompleted, RunFailed)
 
     def __init__(self, bus: Bus, sink: StateSink, clock: Clock) -> None:
         super().__init__(bus)
         self._sink = sink
         self._clock = clock
-        self._join = RunJoin(
-            bus,
-            required=(MemoriesScanned, MemoriesTiered),
-            if_published=(ClustersFormed, ClustersSummarized, SupersessionsJudged),
-        )
 
-    async def handle(self, event: Event) -> None:
-        if isinstance(event, RunFailed):
-            self._join.discard(event.run_id)
-            return
-        ready = self._join.add(event)  # type: ignore[arg-type]
-        if ready is None:
-            return
-        scanned: MemoriesScanned = ready[MemoriesScanned]  # type: ignore[assignment]
-        tiered: MemoriesTiered = ready[MemoriesTiered]  # type: ignore[assignment]
-        formed = ready.get(ClustersFormed)
-        summarized = ready.get(ClustersSummarized)
-        judged = ready.get(SupersessionsJudged)
-        assert formed is None or isinstance(formed, ClustersFormed)
-        assert summarized is None or isinstance(summarized, ClustersSummarized)
-        assert judged is None or isinstance(judged, SupersessionsJudged)
+    async def handle_run(self, events: Joined) -> None:
+        scanned, tiered = events[MemoriesScanned], events[MemoriesTiered]
+        formed = events.get(ClustersFormed)
+        summarized = events.get(ClustersSummarized)
+        judged = events.get(SupersessionsJudged)
         request = scanned.request
         prior = scanned.prior
         now = self._clock.now()

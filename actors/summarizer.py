@@ -17,12 +17,11 @@ from memactors.actors.prompts import (
     flagged,
     summary_prompt,
 )
-from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.bus.join import RunJoin
+from memactors.bus.join import JoiningActor, Joined
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.memory import Memory
-from memactors.events.pipeline import ClustersFormed, ClustersSummarized, Event, MemoriesScanned, RunFailed
+from memactors.events.pipeline import ClustersFormed, ClustersSummarized, MemoriesScanned
 from memactors.events.report import TokenUsage
 from memactors.events.summary import DecisionFact, Summary
 
@@ -30,7 +29,7 @@ from memactors.events.summary import DecisionFact, Summary
 MAX_LLM_CONFIDENCE = 0.9
 
 
-class Summarizer(Actor):
+class Summarizer(JoiningActor):
     """Joins a run's scan and clusters; summarizes touched semantic clusters concurrently.
 
     With an LLM, clusters are packed into requests of at most
@@ -41,7 +40,7 @@ class Summarizer(Actor):
     """
 
     name = "summarizer"
-    subscribes = (MemoriesScanned, ClustersFormed, RunFailed)
+    joins = (MemoriesScanned, ClustersFormed)
     publishes = (ClustersSummarized,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4,
@@ -51,17 +50,9 @@ class Summarizer(Actor):
         self._clock = clock
         self._limit = trio.CapacityLimiter(concurrency)
         self._batch_memories = batch_memories
-        self._join = RunJoin(bus, required=(MemoriesScanned, ClustersFormed))
 
-    async def handle(self, event: Event) -> None:
-        if isinstance(event, RunFailed):
-            self._join.discard(event.run_id)
-            return
-        ready = self._join.add(event)  # type: ignore[arg-type]
-        if ready is None:
-            return
-        scanned: MemoriesScanned = ready[MemoriesScanned]  # type: ignore[assignment]
-        formed: ClustersFormed = ready[ClustersFormed]  # type: ignore[assignment]
+    async def handle_run(self, events: Joined) -> None:
+        scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
         todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched]
         summaries: list[Summary] = []

@@ -6,22 +6,15 @@ from collections import Counter
 
 import numpy as np
 
-from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.bus.join import RunJoin
+from memactors.bus.join import JoiningActor, Joined
 from memactors.events.metadata import MemoryMeta
-from memactors.events.pipeline import (
-    Event,
-    MemoriesScanned,
-    MemoriesTiered,
-    RunFailed,
-    SupersessionsJudged,
-)
+from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
 from memactors.events.retention import RetentionPolicy, scores, tier_for
 from memactors.events.tier import TIER_ORDER
 
 
-class Tierer(Actor):
+class Tierer(JoiningActor):
     """Joins a run's scan (and its supersession verdicts, when a judge runs) and tiers it.
 
     Inputs come from the prior metadata (last access, activation count,
@@ -30,25 +23,18 @@ class Tierer(Actor):
     """
 
     name = "tierer"
-    subscribes = (MemoriesScanned, SupersessionsJudged, RunFailed)
+    joins = (MemoriesScanned,)
+    joins_if_published = (SupersessionsJudged,)
     publishes = (MemoriesTiered,)
 
     def __init__(self, bus: Bus, policy: RetentionPolicy) -> None:
         super().__init__(bus)
         self._policy = policy
-        self._join = RunJoin(bus, required=(MemoriesScanned,), if_published=(SupersessionsJudged,))
 
-    async def handle(self, event: Event) -> None:
-        if isinstance(event, RunFailed):
-            self._join.discard(event.run_id)
-            return
-        ready = self._join.add(event)  # type: ignore[arg-type]
-        if ready is None:
-            return
-        scanned: MemoriesScanned = ready[MemoriesScanned]  # type: ignore[assignment]
-        judged = ready.get(SupersessionsJudged)
-        verdicts = judged.superseded_by if isinstance(judged, SupersessionsJudged) else {}
-        await self.bus.publish(self._tier(scanned, verdicts))
+    async def handle_run(self, events: Joined) -> None:
+        judged = events.get(SupersessionsJudged)
+        verdicts = judged.superseded_by if judged is not None else {}
+        await self.bus.publish(self._tier(events[MemoriesScanned], verdicts))
 
     def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str]) -> MemoriesTiered:
         now = scanned.request.started_at

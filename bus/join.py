@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar, TypeVar
 
+from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.events.pipeline import RunEvent
+from memactors.events.pipeline import Event, RunEvent, RunFailed
+
+E = TypeVar("E", bound=RunEvent)
 
 
 class RunJoin:
@@ -45,3 +49,48 @@ class RunJoin:
     @property
     def pending_runs(self) -> int:
         return len(self._pending)
+
+
+class Joined:
+    """A run's joined events, by type."""
+
+    def __init__(self, events: dict[type[RunEvent], RunEvent]) -> None:
+        self._events = events
+
+    def __getitem__(self, kind: type[E]) -> E:
+        return self._events[kind]  # type: ignore[return-value]
+
+    def get(self, kind: type[E]) -> E | None:
+        return self._events.get(kind)  # type: ignore[return-value]
+
+
+class JoiningActor(Actor):
+    """An actor that acts once per run, when all the events it `joins` for that run have arrived.
+
+    `joins` are always awaited, `joins_if_published` only while some actor
+    publishes them. A `RunFailed` drops the run's partial set. Subclasses
+    implement `handle_run`.
+    """
+
+    joins: ClassVar[tuple[type[RunEvent], ...]] = ()
+    joins_if_published: ClassVar[tuple[type[RunEvent], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.subscribes = (*cls.joins, *cls.joins_if_published, RunFailed)
+
+    def __init__(self, bus: Bus) -> None:
+        super().__init__(bus)
+        self._join = RunJoin(bus, required=self.joins, if_published=self.joins_if_published)
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, RunFailed):
+            self._join.discard(event.run_id)
+            return
+        assert isinstance(event, RunEvent)
+        ready = self._join.add(event)
+        if ready is not None:
+            await self.handle_run(Joined(ready))
+
+    async def handle_run(self, events: Joined) -> None:
+        raise NotImplementedError
