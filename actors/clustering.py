@@ -83,23 +83,23 @@ def _approximate_pairs(vectors: NDArray[np.float32], threshold: float, k: int) -
 
 
 def components(n: int, pairs: Sequence[tuple[int, int, float]]) -> list[list[int]]:
-    """Connected components of size >= 2 (union-find), each sorted, largest first."""
-    parent = list(range(n))
+    """Connected components of size >= 2, each sorted, largest first."""
+    if not pairs:
+        return []
+    rows = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+    cols = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
+    return _labelled(n, rows, cols)
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
 
-    for i, j, _ in pairs:
-        a, b = find(i), find(j)
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g))
+def _labelled(n: int, rows: NDArray[np.int64], cols: NDArray[np.int64]) -> list[list[int]]:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    order = np.argsort(labels, kind="stable")
+    groups = np.split(order, np.flatnonzero(np.diff(labels[order])) + 1)
+    return sorted((sorted(g.tolist()) for g in groups if len(g) > 1), key=lambda g: (-len(g), g))
 
 
 def split_oversized(
@@ -119,7 +119,7 @@ def split_oversized(
     while level < 0.99:
         level += step
         rows, cols = np.nonzero(np.triu(sims >= level, k=1))
-        parts = components(len(members), [(int(i), int(j), 0.0) for i, j in zip(rows, cols)])
+        parts = _labelled(len(members), rows, cols)
         if all(len(p) <= max_size for p in parts) or not parts:
             break
     else:
