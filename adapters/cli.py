@@ -100,6 +100,24 @@ def _parser() -> argparse.ArgumentParser:
     choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
     choice.add_argument("--both", action="store_true", help="both memories stand")
 
+    p = commands.add_parser("publish", parents=[common],
+                            help="queue a trigger from a hook (fast, never fails the hook)",
+                            description="Drop one event into the repository's durable inbox (under git's common "
+                            "dir) and return. `commit` is for git's post-commit hook; `session-end` for Claude "
+                            "Code's Stop and SessionEnd hooks and reads the hook's JSON from stdin. Imports only "
+                            "the standard library; always exits 0 (problems go to stderr). The next "
+                            "`memactors consolidate` drains the inbox.")
+    p.add_argument("event", choices=["commit", "session-end"])
+
+    p = commands.add_parser("hooks", parents=[common], help="install or remove the git and Claude Code hooks",
+                            description="install: add a post-commit hook (chained after an existing one) and "
+                            "Stop/SessionEnd commands in .claude/settings.json (merged with what is there). "
+                            "uninstall: remove exactly what install added. With neither --git nor --claude, both.")
+    p.add_argument("action", choices=["install", "uninstall"])
+    p.add_argument("--git", action="store_true", help="only the git post-commit hook")
+    p.add_argument("--claude", action="store_true", help="only the Claude Code settings")
+    p.add_argument("--print", dest="print_only", action="store_true", help="show what would be written, write nothing")
+
     p = commands.add_parser("demo", parents=[common, reporting], help="build a sample store and consolidate it",
                             description="Create a git repository at DIR with a realistic sample memory store "
                             "(several namespaces, months of captures, duplicates, stale decisions, a few broken "
@@ -161,9 +179,18 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     store.check_readable()
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
+    from memactors.adapters.inbox import Inbox
+
     with RepoLock(store.git.common_dir):
+        inbox = Inbox(store.git.common_dir)
+        queued, corrupt = inbox.pending()  # hooks' events: this run consumes them
+        for path in corrupt:
+            logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
         services = _services(store, settings, SystemClock(), args.max_llm_calls)
         report = trio.run(lambda: consolidate(services, options, handle_signals=True))
+        if report.phase == "completed":
+            inbox.ack(queued)
+            report = report.model_copy(update={"inbox_events": len(queued)})
     _emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
 
@@ -215,6 +242,8 @@ def _render_report(report, where: str) -> str:
         lines.append("  nothing changed: no ref written")
     for error in report.errors:
         lines.append(f"  error       {error}")
+    if report.inbox_events:
+        lines.append(f"  drained     {report.inbox_events} hook events from the inbox")
     lines.append(f"  took        {report.duration_seconds:.2f} s")
     if report.memories_processed == 0 and not skipped:
         lines.append("  no memories found under refs/notes/mem/*: capture one with `memactors capture`")
@@ -581,7 +610,72 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_publish(args: argparse.Namespace) -> int:
+    """Standard library only, and never an error exit: a hook must not fail because of us."""
+    try:
+        from memactors.adapters.inbox import Inbox, find_common_dir
+
+        where, kind, payload = args.repo, args.event, {}
+        if args.event == "session-end":
+            raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+            hook = json.loads(raw) if raw.strip() else {}
+            if not isinstance(hook, dict):
+                raise ValueError("the hook input is not a JSON object")
+            payload = {k: hook[k] for k in ("session_id", "transcript_path", "cwd", "hook_event_name") if k in hook}
+            kind = "stop" if hook.get("hook_event_name") == "Stop" else "session-end"
+            if args.repo == Path(".") and isinstance(hook.get("cwd"), str):
+                where = Path(hook["cwd"])
+        common = find_common_dir(where)
+        if common is None:
+            raise ValueError(f"{where} is not inside a git repository")
+        Inbox(common).drop(kind, payload)
+    except Exception as exc:  # noqa: BLE001 - reported, never raised into the hook
+        print(f"memactors publish: {exc}; event not recorded", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_hooks(args: argparse.Namespace) -> int:
+    from memactors.adapters import hook_setup
+
+    settings = _settings()
+    store = _open_store(args.repo, settings)
+    both = not args.git and not args.claude
+    lines: list[str] = []
+    if args.git or both:
+        hooks_dir = store.git.repo.config.get("core.hooksPath") if "core.hooksPath" in store.git.repo.config else None
+        base = Path(store.git.repo.workdir or store.git.common_dir)
+        path = (base / hooks_dir if hooks_dir else store.git.common_dir / "hooks") / "post-commit"
+        if args.action == "install":
+            lines.append(hook_setup.install_git_hook(path, dry_run=args.print_only))
+            if args.print_only:
+                lines.append(hook_setup.git_hook_block().rstrip())
+        elif not args.print_only:
+            lines.append(hook_setup.uninstall_git_hook(path))
+    if args.claude or both:
+        if store.git.repo.workdir is None:
+            lines.append("claude settings: skipped (a bare repository has no work tree)")
+        else:
+            path = Path(store.git.repo.workdir) / ".claude" / "settings.json"
+            try:
+                current = hook_setup.read_json(path)
+            except ValueError as exc:
+                raise UsageError(f"{exc}; fix or move it, then retry") from None
+            updated = (hook_setup.claude_settings(current) if args.action == "install"
+                       else hook_setup.without_claude_hooks(current))
+            if args.print_only:
+                lines += [f"claude settings {path} would become:", json.dumps(updated, indent=2)]
+            elif updated == current:
+                lines.append(f"claude settings {path}: nothing to change")
+            else:
+                hook_setup.write_json(path, updated)
+                lines.append(f"claude settings {path}: {'Stop and SessionEnd hooks added' if args.action == 'install' else 'our hooks removed'}")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
 COMMANDS = {
+    "publish": _cmd_publish,
+    "hooks": _cmd_hooks,
     "edges": _cmd_edges,
     "conflicts": _cmd_conflicts,
     "resolve": _cmd_resolve,
@@ -597,6 +691,8 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "publish":  # the hook path: nothing but the standard library
+        return _cmd_publish(args)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="memactors: %(message)s",

@@ -68,3 +68,4 @@ class RunReport(BaseModel):
     duration_seconds: float = 0.0
     persisted: bool = False
     refs_updated: list[str] = Field(default_factory=list)
+    inbox_events: int = 0

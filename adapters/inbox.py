@@ -1,0 +1,106 @@
+"""The durable hook inbox: one JSON file per event under git's common dir.
+
+Standard library only: hooks import this on a path that must finish in
+well under 100 ms. Files are written to a temporary name and renamed, so a
+reader never sees half an event; they are removed only after the run they
+triggered completed, so no event is lost when nobody is listening.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+INBOX_KINDS = ("commit", "stop", "session-end")
+
+
+def find_common_dir(start: Path) -> Path | None:
+    """git's common dir for `start` (work tree, worktree, `.git` dir or bare repository), without git."""
+    path = start.resolve()
+    for candidate in (path, *path.parents):
+        dot_git = candidate / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():
+            text = dot_git.read_text(errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            git_dir = (candidate / text.split(":", 1)[1].strip()).resolve()
+            marker = git_dir / "commondir"
+            return (git_dir / marker.read_text().strip()).resolve() if marker.is_file() else git_dir
+        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir() and (candidate / "refs").is_dir():
+            marker = candidate / "commondir"
+            return (candidate / marker.read_text().strip()).resolve() if marker.is_file() else candidate
+    return None
+
+
+@dataclass(frozen=True)
+class InboxEvent:
+    """One dropped event: what happened, when, and what the hook said."""
+
+    path: Path
+    kind: str
+    at: float
+    payload: dict[str, Any]
+
+
+class Inbox:
+    """`<common dir>/memactors/inbox`: `drop` appends, `pending` reads in order, `ack` removes.
+
+    A file that cannot be read as an event is moved to `inbox/corrupt/`
+    and reported once by `pending`, never retried.
+    """
+
+    def __init__(self, common_dir: Path) -> None:
+        self.directory = common_dir / "memactors" / "inbox"
+        self.corrupt_directory = self.directory / "corrupt"
+
+    def drop(self, kind: str, payload: dict[str, Any] | None = None) -> Path:
+        if kind not in INBOX_KINDS:
+            raise ValueError(f"unknown event kind {kind!r}")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        now = time.time()
+        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}.json"
+        tmp = self.directory / f".{name}.tmp"
+        tmp.write_text(json.dumps({"kind": kind, "at": now, "payload": payload or {}}))
+        target = self.directory / name
+        os.replace(tmp, target)
+        return target
+
+    def pending(self) -> tuple[list[InboxEvent], list[Path]]:
+        """(events in arrival order, files just moved aside as corrupt)."""
+        if not self.directory.is_dir():
+            return [], []
+        events: list[InboxEvent] = []
+        corrupt: list[Path] = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                doc = json.loads(path.read_text())
+                kind, at, payload = doc["kind"], float(doc["at"]), doc.get("payload") or {}
+                if kind not in INBOX_KINDS or not isinstance(payload, dict):
+                    raise ValueError(kind)
+            except FileNotFoundError:
+                continue  # acked by another reader meanwhile
+            except (OSError, ValueError, KeyError, TypeError):
+                self.corrupt_directory.mkdir(parents=True, exist_ok=True)
+                moved = self.corrupt_directory / path.name
+                try:
+                    os.replace(path, moved)
+                    corrupt.append(moved)
+                except OSError:
+                    pass
+                continue
+            events.append(InboxEvent(path=path, kind=kind, at=at, payload=payload))
+        return events, corrupt
+
+    def ack(self, events: list[InboxEvent]) -> None:
+        for event in events:
+            try:
+                event.path.unlink()
+            except FileNotFoundError:
+                pass
