@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -132,3 +132,17 @@ class StructuredLLM(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class ChangeFeed(Protocol):
+    """Yields once per batch of changes to the memory refs (debouncing is the adapter's)."""
+
+    def changes(self) -> AsyncIterator[int]: ...
+
+
+class HookInbox(Protocol):
+    """The durable hook inbox. Blocking: call from a worker thread."""
+
+    def pending(self) -> tuple[list[Any], list[Any]]: ...
+
+    def ack_paths(self, paths: Sequence[str]) -> None: ...

@@ -100,6 +100,17 @@ def _parser() -> argparse.ArgumentParser:
     choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
     choice.add_argument("--both", action="store_true", help="both memories stand")
 
+    p = commands.add_parser("run", parents=[common], help="the background daemon: consolidate as memories arrive",
+                            description="Keep the actors alive and run incremental consolidation when memories "
+                            "arrive (a watcher on the memory refs), when hooks queue events (the inbox), and on "
+                            "a schedule (a full run). Logs one line per run. Ctrl-C / SIGTERM finish the run in "
+                            "flight and exit 0; a second daemon on the same repository exits 3.")
+    p.add_argument("--schedule-hours", type=float, default=24.0, metavar="H", help="full run every H hours (24)")
+    p.add_argument("--quiet-minutes", type=float, default=5.0, metavar="M",
+                   help="after an agent turn ends (Stop hook), run once M minutes pass without activity (5)")
+    p.add_argument("--debounce-seconds", type=float, default=2.0, metavar="S",
+                   help="wait for S quiet seconds after a capture or commit before running (2)")
+
     p = commands.add_parser("publish", parents=[common],
                             help="queue a trigger from a hook (fast, never fails the hook)",
                             description="Drop one event into the repository's durable inbox (under git's common "
@@ -610,6 +621,32 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    import trio
+
+    from memactors.adapters.clock import SystemClock
+    from memactors.adapters.daemon import Daemon, DaemonSettings
+    from memactors.adapters.inbox import Inbox
+    from memactors.adapters.notes_feed import NotesFeed
+    from memactors.adapters.repo_lock import RepoLock
+
+    if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds) <= 0:
+        raise UsageError("--schedule-hours, --quiet-minutes and --debounce-seconds must be positive")
+    logging.getLogger("memactors").setLevel(logging.INFO)
+    settings = _settings()
+    store = _open_store(args.repo, settings)
+    store.check_readable()
+    common = store.git.common_dir
+    with RepoLock(common):
+        services = _services(store, settings, SystemClock())
+        daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
+            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600))
+        print(f"memactors run: watching {store.git.description} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        trio.run(lambda: daemon.run(handle_signals=True))
+    print("memactors run: stopped", file=sys.stderr)
+    return EXIT_OK
+
+
 def _cmd_publish(args: argparse.Namespace) -> int:
     """Standard library only, and never an error exit: a hook must not fail because of us."""
     try:
@@ -674,6 +711,7 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
+    "run": _cmd_run,
     "publish": _cmd_publish,
     "hooks": _cmd_hooks,
     "edges": _cmd_edges,

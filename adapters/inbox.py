@@ -99,8 +99,11 @@ class Inbox:
         return events, corrupt
 
     def ack(self, events: list[InboxEvent]) -> None:
-        for event in events:
+        self.ack_paths([str(event.path) for event in events])
+
+    def ack_paths(self, paths: list[str] | tuple[str, ...]) -> None:
+        for path in paths:
             try:
-                event.path.unlink()
+                Path(path).unlink()
             except FileNotFoundError:
                 pass

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,7 +27,7 @@ from memactors.adapters.settings import Settings
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
 from memactors.bus.supervisor import ChildSpec, Supervisor
-from memactors.events.pipeline import RunCompleted, RunFailed, RunRequested
+from memactors.events.pipeline import RunCompleted, RunFailed, RunRequested, new_run_id
 from memactors.events.report import RunReport
 
 log = logging.getLogger(__name__)
@@ -51,10 +50,6 @@ def tune_gc() -> None:
     """Collect less often: a run builds ~10 objects per memory that live to its end, and the
     default thresholds rescan them hundreds of times (measured: 100k-memory runs 25% faster)."""
     gc.set_threshold(100_000, 50, 1000)
-
-
-def new_run_id(moment: datetime) -> str:
-    return f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
 @dataclass

@@ -49,3 +49,23 @@ class Actor:
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class LoopActor(Actor):
+    """An actor that also runs a loop of its own (watching, scheduling) beside its inbox.
+
+    The loop is cancelled when the inbox ends (the bus closed). A loop that
+    raises crashes the actor like a failing handler does.
+    """
+
+    async def run_loop(self) -> None:
+        raise NotImplementedError
+
+    async def handle(self, event: Event) -> None:
+        """Loop actors that subscribe to nothing never get here."""
+
+    async def serve(self, inbox: trio.MemoryReceiveChannel[Event]) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.run_loop)
+            await super().serve(inbox)
+            nursery.cancel_scope.cancel()

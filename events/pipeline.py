@@ -7,6 +7,7 @@ actors that join several of them can match them up.
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -30,6 +31,11 @@ class RunEvent(Event):
     """An event that belongs to one run."""
 
     run_id: str
+
+
+def new_run_id(moment: datetime) -> str:
+    """Sortable by time, unique across processes."""
+    return f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
 class RunRequested(RunEvent):

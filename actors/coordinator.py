@@ -1,0 +1,114 @@
+"""Coordinator: turns triggers into runs — debounced, coalesced, one at a time."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import trio
+
+from memactors.actors.ports import Clock
+from memactors.bus.actor import Actor
+from memactors.bus.bus import Bus
+from memactors.events.pipeline import Event, RunCompleted, RunFailed, RunRequested, new_run_id
+from memactors.events.trigger import DrainRequested, Drained, InboxConsumed, TriggerFired
+
+log = logging.getLogger("memactors.daemon")
+
+
+class Coordinator(Actor):
+    """Decides when the daemon runs.
+
+    - `notes`, `commit`, `session-end`, `schedule`: a run once triggers have
+      been quiet for `debounce` seconds, but no later than `max_delay` after
+      the first of them (a burst cannot postpone its run forever).
+    - `stop` (an agent turn ended) is activity: alone, it waits for `quiet`
+      seconds without further triggers; any other trigger takes it along.
+    - One run at a time; triggers during a run make one follow-up run.
+    - After a completed run, the hook files it covered are released
+      (`InboxConsumed`); a run that lost a race is requested again.
+    - `DrainRequested`: start nothing more, answer `Drained` when idle.
+    Timing uses trio's clock, so tests drive it with an autojump clock.
+    """
+
+    name = "coordinator"
+    subscribes = (TriggerFired, RunCompleted, RunFailed, DrainRequested)
+    publishes = (RunRequested, InboxConsumed, Drained)
+
+    def __init__(self, bus: Bus, clock: Clock, *, debounce: float = 2.0, quiet: float = 300.0,
+                 max_delay: float = 30.0) -> None:
+        super().__init__(bus)
+        self._clock = clock
+        self._debounce, self._quiet, self._max_delay = debounce, quiet, max_delay
+        self._kinds: set[str] = set()
+        self._full = False
+        self._paths: list[str] = []
+        self._first = math.inf
+        self._due = math.inf
+        self._running: str | None = None
+        self._running_paths: list[str] = []
+        self._draining = False
+        self.runs_started = 0
+
+    async def serve(self, inbox: trio.MemoryReceiveChannel[Event]) -> None:
+        while True:
+            event: Event | None = None
+            with trio.move_on_at(self._due if self._running is None and not self._draining else math.inf):
+                try:
+                    event = await inbox.receive()
+                except trio.EndOfChannel:
+                    return
+            if event is not None:
+                await self.handle(event)
+            if self._running is None and not self._draining and trio.current_time() >= self._due:
+                await self._start()
+
+    async def handle(self, event: Event) -> None:
+        now = trio.current_time()
+        if isinstance(event, TriggerFired):
+            self._kinds.add(event.kind)
+            self._full |= event.full
+            self._paths.extend(event.inbox_paths)
+            self._first = min(self._first, now)
+            if self._kinds == {"stop"}:
+                self._due = now + self._quiet
+            else:
+                self._due = min(now + self._debounce, self._first + self._max_delay)
+        elif isinstance(event, (RunCompleted, RunFailed)) and event.run_id == self._running:
+            self._finished(event)
+            if isinstance(event, RunCompleted) and self._running_paths:
+                await self.bus.publish(InboxConsumed(inbox_paths=tuple(self._running_paths)))
+            self._running, self._running_paths = None, []
+            if self._draining:
+                await self.bus.publish(Drained())
+        elif isinstance(event, DrainRequested):
+            self._draining = True
+            if self._running is None:
+                await self.bus.publish(Drained())
+
+    async def _start(self) -> None:
+        started = self._clock.now()
+        request = RunRequested(run_id=new_run_id(started), trigger="+".join(sorted(self._kinds)),
+                               started_at=started, full=self._full)
+        self._running, self._running_paths = request.run_id, self._paths
+        self._kinds, self._full, self._paths = set(), False, []
+        self._first = self._due = math.inf
+        self.runs_started += 1
+        await self.bus.publish(request)
+
+    def _finished(self, event: RunCompleted | RunFailed) -> None:
+        if isinstance(event, RunCompleted):
+            r = event.report
+            log.info("run %s (%s): %d memories, %d summaries, %d superseded, %d llm calls, %s, %.2f s",
+                     r.run_id, r.trigger, r.memories_processed, r.summaries_created, r.supersessions_detected,
+                     r.token_usage.llm_calls, "persisted" if r.persisted else "nothing changed",
+                     r.duration_seconds)
+            for error in r.errors:
+                log.warning("run %s: %s", r.run_id, error)
+            return
+        log.warning("run %s failed in %s: %s", event.run_id, event.actor, event.error)
+        if event.conflict:  # the store moved: try again soon on the new state
+            self._kinds.add("retry")
+            self._paths = self._running_paths + self._paths
+            self._first = min(self._first, trio.current_time())
+            self._due = min(self._due, trio.current_time() + self._debounce)

@@ -1,0 +1,52 @@
+"""Inbox reader: hook events dropped on disk become triggers, in order, each once."""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+
+from memactors.actors.ports import HookInbox
+from memactors.bus.actor import LoopActor
+from memactors.bus.bus import Bus
+from memactors.events.pipeline import Event
+from memactors.events.trigger import InboxConsumed, TriggerFired
+
+log = logging.getLogger(__name__)
+
+
+class InboxReader(LoopActor):
+    """Polls the inbox every `interval` seconds; removes files once told they were consumed.
+
+    A file is published once per process; if the daemon dies before the
+    run it triggered completes, the file stays and the next reader (or
+    `consolidate`) picks it up. Corrupt files are moved aside by the inbox
+    and logged once.
+    """
+
+    name = "inbox"
+    subscribes = (InboxConsumed,)
+    publishes = (TriggerFired,)
+
+    def __init__(self, bus: Bus, inbox: HookInbox, *, interval: float = 1.0) -> None:
+        super().__init__(bus)
+        self._inbox = inbox
+        self._interval = interval
+        self._seen: set[str] = set()
+
+    async def run_loop(self) -> None:
+        while True:
+            events, corrupt = await trio.to_thread.run_sync(self._inbox.pending)
+            for path in corrupt:
+                log.warning("moved a corrupt inbox file aside: %s", path)
+            for event in events:
+                path = str(event.path)
+                if path not in self._seen:
+                    self._seen.add(path)
+                    await self.bus.publish(TriggerFired(kind=event.kind, inbox_paths=(path,)))
+            await trio.sleep(self._interval)
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, InboxConsumed):
+            await trio.to_thread.run_sync(self._inbox.ack_paths, list(event.inbox_paths))
+            self._seen.difference_update(event.inbox_paths)

@@ -1,0 +1,82 @@
+"""`memactors run`: the consolidation actors plus trigger actors, until a signal."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import trio
+
+from memactors.actors.coordinator import Coordinator
+from memactors.actors.inbox_reader import InboxReader
+from memactors.actors.notes_watcher import NotesWatcher
+from memactors.actors.ports import ChangeFeed, HookInbox
+from memactors.actors.scheduler import Scheduler
+from memactors.adapters.runtime import Services, pipeline_children
+from memactors.bus.bus import Bus
+from memactors.bus.shutdown import watch_signals
+from memactors.bus.supervisor import ChildSpec, Supervisor
+from memactors.events.trigger import DrainRequested, Drained, TriggerFired
+
+log = logging.getLogger("memactors.daemon")
+
+
+@dataclass(frozen=True)
+class DaemonSettings:
+    debounce: float = 2.0
+    quiet: float = 300.0
+    max_delay: float = 30.0
+    schedule_every: float = 24 * 3600.0
+    inbox_interval: float = 1.0
+    drain_timeout: float = 120.0
+
+
+class Daemon:
+    """The supervised pipeline plus notes watcher, inbox reader, scheduler and coordinator.
+
+    `run` returns after `stop()` (or a first SIGINT/SIGTERM when it handles
+    signals) once the run in flight has finished and persisted, or after
+    `drain_timeout`; a second signal stops at once (refs stay at their old
+    or new commits).
+    """
+
+    def __init__(self, services: Services, feed: ChangeFeed, inbox: HookInbox,
+                 settings: DaemonSettings = DaemonSettings()) -> None:
+        self.services = services
+        self.bus = Bus()
+        self.settings = settings
+        self._stop = trio.Event()
+        s = settings
+        children = pipeline_children(services) + [
+            ChildSpec("coordinator", lambda bus: Coordinator(bus, services.clock, debounce=s.debounce,
+                                                              quiet=s.quiet, max_delay=s.max_delay)),
+            ChildSpec("notes-watcher", lambda bus: NotesWatcher(bus, feed)),
+            ChildSpec("inbox", lambda bus: InboxReader(bus, inbox, interval=s.inbox_interval)),
+            ChildSpec("scheduler", lambda bus: Scheduler(bus, every=s.schedule_every)),
+        ]
+        self.supervisor = Supervisor(self.bus, children, max_restarts=5, within_seconds=60)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self, *, handle_signals: bool = False,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        drained = self.bus.subscribe("daemon", (Drained,))
+        try:
+            async with trio.open_nursery() as nursery:
+                if handle_signals:
+                    await nursery.start(watch_signals, lambda _s: self.stop(),
+                                        lambda _s: nursery.cancel_scope.cancel())
+                await nursery.start(self.supervisor.run)
+                await self.bus.publish(TriggerFired(kind="startup"))  # catch up with what happened while down
+                log.info("watching for memories; Ctrl-C stops after the run in flight")
+                task_status.started()
+                await self._stop.wait()
+                await self.bus.publish(DrainRequested())
+                with trio.move_on_after(self.settings.drain_timeout):
+                    await drained.receive()
+                self.bus.close()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.services.aclose(keep_caches=True)

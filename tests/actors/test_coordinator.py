@@ -1,0 +1,109 @@
+"""When the daemon runs, driven by trio's autojump clock instead of real sleeps."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+
+from memactors.actors.coordinator import Coordinator
+from memactors.adapters.clock import FixedClock
+from memactors.bus.bus import Bus
+from memactors.bus.supervisor import ChildSpec, Supervisor
+from memactors.events.pipeline import RunCompleted, RunRequested
+from memactors.events.report import RunReport
+from memactors.events.trigger import DrainRequested, Drained, InboxConsumed, TriggerFired
+from tests.conftest import NOW
+
+
+class World:
+    """A bus with a coordinator and a pretend pipeline that takes `run_seconds` per run."""
+
+    def __init__(self, run_seconds: float = 3.0) -> None:
+        self.bus = Bus()
+        self.requests = self.bus.subscribe("test-requests", (RunRequested,))
+        self.consumed = self.bus.subscribe("test-consumed", (InboxConsumed, Drained))
+        self.run_seconds = run_seconds
+        self.started: list[tuple[float, RunRequested]] = []
+
+    async def pipeline(self) -> None:
+        async for request in self.requests:
+            self.started.append((trio.current_time(), request))
+            await trio.sleep(self.run_seconds)
+            report = RunReport(run_id=request.run_id, trigger=request.trigger, started_at=NOW, phase="completed")
+            await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
+
+    async def start(self, nursery: trio.Nursery, **options: float) -> None:
+        supervisor = Supervisor(self.bus, [ChildSpec("coordinator", lambda bus: Coordinator(
+            bus, FixedClock(NOW), **options))])
+        await nursery.start(supervisor.run)
+        nursery.start_soon(self.pipeline)
+
+
+async def test_stop_events_are_coalesced_until_the_session_goes_quiet(autojump_clock: trio.testing.MockClock) -> None:
+    world = World()
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2, quiet=300)
+        for _ in range(5):  # five agent turns, a minute apart
+            await world.bus.publish(TriggerFired(kind="stop"))
+            await trio.sleep(60)
+        assert world.started == []
+        await trio.sleep(300)
+        assert [r.trigger for _, r in world.started] == ["stop"]
+        assert 240 + 300 - 1 <= world.started[0][0] <= 240 + 300 + 1
+        nursery.cancel_scope.cancel()
+
+
+async def test_session_end_runs_soon_and_takes_pending_stops_along(autojump_clock: trio.testing.MockClock) -> None:
+    world = World()
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2, quiet=300)
+        await world.bus.publish(TriggerFired(kind="stop", inbox_paths=("a",)))
+        await trio.sleep(10)
+        await world.bus.publish(TriggerFired(kind="session-end", inbox_paths=("b",)))
+        await trio.sleep(20)
+        assert [r.trigger for _, r in world.started] == ["session-end+stop"]
+        assert (await world.consumed.receive()).inbox_paths == ("a", "b")
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_burst_of_500_captures_makes_a_bounded_number_of_runs(autojump_clock: trio.testing.MockClock) -> None:
+    world = World(run_seconds=3)
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2, max_delay=30)
+        for _ in range(500):  # 500 captures in 10 seconds
+            await world.bus.publish(TriggerFired(kind="notes"))
+            await trio.sleep(0.02)
+        await trio.sleep(60)
+        assert 1 <= len(world.started) <= 3
+        last_start = world.started[-1][0]
+        assert last_start >= 10  # the burst's end was covered by a run
+        nursery.cancel_scope.cancel()
+
+
+async def test_triggers_during_a_run_make_exactly_one_follow_up(autojump_clock: trio.testing.MockClock) -> None:
+    world = World(run_seconds=20)
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2)
+        await world.bus.publish(TriggerFired(kind="commit"))
+        await trio.sleep(5)
+        for _ in range(10):
+            await world.bus.publish(TriggerFired(kind="notes"))
+        await trio.sleep(100)
+        assert [r.trigger for _, r in world.started] == ["commit", "notes"]
+        assert world.started[1][0] >= world.started[0][0] + 20
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_drain_waits_for_the_run_in_flight_and_starts_nothing_more(autojump_clock: trio.testing.MockClock) -> None:
+    world = World(run_seconds=20)
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2)
+        await world.bus.publish(TriggerFired(kind="schedule", full=True))
+        await trio.sleep(5)
+        await world.bus.publish(TriggerFired(kind="notes"))
+        await world.bus.publish(DrainRequested())
+        drained = await world.consumed.receive()
+        assert isinstance(drained, Drained) and trio.current_time() >= 22
+        await trio.sleep(100)
+        assert len(world.started) == 1 and world.started[0][1].full
+        nursery.cancel_scope.cancel()
