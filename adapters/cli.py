@@ -642,7 +642,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600))
         print(f"memactors run: watching {store.git.description} (Ctrl-C to stop)", file=sys.stderr, flush=True)
-        trio.run(lambda: daemon.run(handle_signals=True))
+        try:
+            trio.run(lambda: daemon.run(handle_signals=True))
+        except Exception as exc:  # noqa: BLE001 - the daemon's last word, not a traceback
+            first = exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) and exc.exceptions else exc
+            print(f"memactors run: stopped after repeated failures ({type(first).__name__}: {first}); "
+                  "check the repository, then start it again", file=sys.stderr)
+            return EXIT_ERRORS
     print("memactors run: stopped", file=sys.stderr)
     return EXIT_OK
 
