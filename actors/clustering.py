@@ -53,19 +53,21 @@ def neighbour_pairs(
     k = min(k, n - 1)
     if n >= crossover:
         return _approximate_pairs(vectors, threshold, k)
-    pairs: dict[tuple[int, int], float] = {}
+    rows_all, cols_all, vals_all = [], [], []
     for start in range(0, n, block):
         sims = vectors[start : start + block] @ vectors.T
-        rows = np.arange(sims.shape[0])
-        sims[rows, rows + start] = -1.0  # not its own neighbour
+        local = np.arange(sims.shape[0])
+        sims[local, local + start] = -1.0  # not its own neighbour
         top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < n else np.argsort(-sims, axis=1)
-        for r, row in enumerate(top):
-            i = start + r
-            for j in row:
-                value = float(sims[r, j])
-                if value >= threshold:
-                    pairs[(min(i, int(j)), max(i, int(j)))] = value
-    return [(i, j, v) for (i, j), v in sorted(pairs.items())]
+        values = np.take_along_axis(sims, top, axis=1)
+        keep = values >= threshold
+        rows_all.append(np.broadcast_to((local + start)[:, None], top.shape)[keep])
+        cols_all.append(top[keep])
+        vals_all.append(values[keep])
+    rows, cols, vals = np.concatenate(rows_all), np.concatenate(cols_all), np.concatenate(vals_all)
+    low, high = np.minimum(rows, cols).astype(np.int64), np.maximum(rows, cols).astype(np.int64)
+    codes, first = np.unique(low * n + high, return_index=True)
+    return [(int(c // n), int(c % n), float(vals[f])) for c, f in zip(codes, first)]
 
 
 def _approximate_pairs(vectors: NDArray[np.float32], threshold: float, k: int) -> list[tuple[int, int, float]]:
@@ -115,11 +117,13 @@ def split_oversized(
         return [members]
     sub = vectors[members]
     sims = sub @ sub.T
+    rows, cols = np.nonzero(np.triu(sims >= threshold, k=1))
+    weights = sims[rows, cols]
     level = threshold
     while level < 0.99:
         level += step
-        rows, cols = np.nonzero(np.triu(sims >= level, k=1))
-        parts = _labelled(len(members), rows, cols)
+        strong = weights >= level
+        parts = _labelled(len(members), rows[strong], cols[strong])
         if all(len(p) <= max_size for p in parts) or not parts:
             break
     else:
