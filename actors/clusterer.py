@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import trio
 
-from memactors.actors.clustering import components, duplicate_groups, neighbour_pairs, split_oversized
+from memactors.actors.clustering import (
+    NeighbourGraph,
+    components,
+    duplicate_groups,
+    neighbour_pairs,
+    split_oversized,
+)
 from memactors.actors.ports import Embedder
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
@@ -45,6 +51,10 @@ class Clusterer(Actor):
         self._embedder = embedder
         self._threshold = threshold
         self._pair_threshold = min(threshold, pair_threshold if pair_threshold is not None else threshold)
+        # state kept between runs (a daemon's warm path): the exact kNN graph, splits, clusters
+        self._graph: NeighbourGraph | None = None
+        self._splits: dict[tuple[str, ...], list[list[str]]] = {}
+        self._clusters: dict[tuple[str, ...], Cluster] = {}
         self._max_size = max_size
         self._crossover = crossover
 
@@ -73,14 +83,24 @@ class Clusterer(Actor):
             duplicate_of.update({copy: canonical for copy in copies})
         canon = [m for m in memories if m.key not in duplicate_of]
         vectors = self._embedder.embed([embedding_text(m) for m in canon]) if canon else np.zeros((0, 1))
-        pairs = neighbour_pairs(vectors, self._pair_threshold, crossover=self._crossover)
+        pairs = self._neighbours([m.key for m in canon], vectors)
         strong = [p for p in pairs if p[2] >= self._threshold]
         grouped: dict[int, str] = {}
+        position = {m.key: i for i, m in enumerate(canon)}
+        splits: dict[tuple[str, ...], list[list[str]]] = {}
         for component in components(len(canon), strong):
-            for part in split_oversized(component, vectors, self._threshold, self._max_size):
+            members = tuple(canon[i].key for i in component)
+            parts = self._splits.get(members)
+            if parts is None:
+                parts = [[canon[i].key for i in part]
+                         for part in split_oversized(component, vectors, self._threshold, self._max_size)]
+            splits[members] = parts
+            for part_keys in parts:
+                part = sorted(position[key] for key in part_keys)
                 cluster = self._cluster(part, canon, vectors, touched, is_new)
                 clusters.append(cluster)
                 grouped.update({i: cluster.id for i in part})
+        self._splits = splits
         nearest: dict[int, tuple[float, int]] = {}
         for i, j, sim in pairs:
             if canon[i].namespace != canon[j].namespace or (i in grouped and grouped.get(i) == grouped.get(j)):
@@ -94,19 +114,33 @@ class Clusterer(Actor):
             if pair not in seen:
                 seen.add(pair)
                 clusters.append(self._cluster(list(pair), canon, vectors, touched, is_new))
+        self._clusters = {c.members: c for c in clusters if c.kind is not ClusterKind.DUPLICATES}
         return ClustersFormed(
             run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
         )
 
+    def _neighbours(self, keys: list[str], vectors) -> list[tuple[int, int, float]]:
+        if len(keys) >= self._crossover:
+            self._graph = None
+            return neighbour_pairs(vectors, self._pair_threshold, crossover=self._crossover)
+        graph = None
+        if self._graph is not None:
+            graph = self._graph.extended(keys, vectors, max_new=max(64, len(keys) // 20))
+        self._graph = graph if graph is not None else NeighbourGraph(keys, vectors)
+        return self._graph.pairs(self._pair_threshold)
+
     def _cluster(self, part: list[int], canon: list[Memory], vectors, touched, is_new) -> Cluster:
         part = sorted(part)  # canon is oldest first, so members are too
+        keys = tuple(canon[i].key for i in part)
+        cached = self._clusters.get(keys)
+        if cached is not None:
+            return cached.model_copy(update={"touched": (touched if len(part) >= 3 else is_new)(keys, cached.id)})
         sub = vectors[part]
         sims = sub @ sub.T
         centroid = sub.mean(axis=0)
         norm = float(np.linalg.norm(centroid)) or 1.0
-        keys = tuple(canon[i].key for i in part)
         cid = cluster_id(keys)
-        return Cluster(
+        cluster = Cluster(
             id=cid,
             kind=ClusterKind.SEMANTIC if len(part) >= 3 else ClusterKind.PAIR,
             members=keys,
@@ -114,3 +148,5 @@ class Clusterer(Actor):
             centrality=tuple(round(float(v), 4) for v in (sub @ centroid) / norm),
             touched=(touched if len(part) >= 3 else is_new)(keys, cid),
         )
+        self._clusters[keys] = cluster
+        return cluster

@@ -140,3 +140,73 @@ def split_oversized(
                 if len(chunk) > 1:
                     result.append(sorted(members[i] for i in chunk))
     return result
+
+
+class NeighbourGraph:
+    """Each row's `k` nearest rows (index, cosine), exact, kept between runs.
+
+    `extended` adds rows in O(new × n) instead of recomputing O(n²): new
+    rows get their own top k, and old rows take a new row in place of their
+    weakest neighbour when it is closer — the same lists a full computation
+    gives (up to ties).
+    """
+
+    def __init__(self, keys: Sequence[str], vectors: NDArray[np.float32], k: int = 15, block: int = 2048) -> None:
+        self.keys = list(keys)
+        self.vectors = vectors
+        n = len(keys)
+        self.k = min(k, max(0, n - 1))
+        self.top_idx = np.zeros((n, self.k), dtype=np.int64)
+        self.top_val = np.full((n, self.k), -np.inf, dtype=np.float32)
+        if self.k == 0:
+            return
+        for start in range(0, n, block):
+            rows = np.arange(start, min(n, start + block))
+            self._fill(rows, vectors[rows] @ vectors.T)
+
+    def _fill(self, rows: NDArray[np.int64], sims: NDArray[np.float32]) -> None:
+        sims[np.arange(len(rows)), rows] = -np.inf  # not its own neighbour
+        top = np.argpartition(-sims, self.k - 1, axis=1)[:, : self.k]
+        self.top_idx[rows] = top
+        self.top_val[rows] = np.take_along_axis(sims, top, axis=1)
+
+    def extended(self, keys: Sequence[str], vectors: NDArray[np.float32], *, max_new: int) -> NeighbourGraph | None:
+        """The graph of `keys` (a superset of ours, any order), or None when a full build is due."""
+        old = {key: i for i, key in enumerate(self.keys)}
+        new_rows = np.array([p for p, key in enumerate(keys) if key not in old], dtype=np.int64)
+        n = len(keys)
+        if len(keys) - len(new_rows) != len(self.keys) or len(new_rows) > max_new or min(15, n - 1) != self.k:
+            return None
+        graph = NeighbourGraph.__new__(NeighbourGraph)
+        graph.keys, graph.vectors, graph.k = list(keys), vectors, self.k
+        remap = np.empty(len(self.keys), dtype=np.int64)
+        for position, key in enumerate(keys):
+            if key in old:
+                remap[old[key]] = position
+        graph.top_idx = np.zeros((n, self.k), dtype=np.int64)
+        graph.top_val = np.full((n, self.k), -np.inf, dtype=np.float32)
+        graph.top_idx[remap] = remap[self.top_idx]
+        graph.top_val[remap] = self.top_val
+        if len(new_rows) == 0:
+            return graph
+        sims = vectors[new_rows] @ vectors.T
+        graph._fill(new_rows, sims.copy())
+        is_old = np.ones(n, dtype=bool)
+        is_old[new_rows] = False
+        for q, row in enumerate(new_rows):
+            column = sims[q]
+            weakest = graph.top_val.argmin(axis=1)
+            better = np.flatnonzero(is_old & (column > graph.top_val[np.arange(n), weakest]))
+            graph.top_idx[better, weakest[better]] = row
+            graph.top_val[better, weakest[better]] = column[better]
+        return graph
+
+    def pairs(self, threshold: float) -> list[tuple[int, int, float]]:
+        """(i, j, cosine), i < j, for every listed neighbour at cosine >= threshold."""
+        n = len(self.keys)
+        keep = self.top_val >= threshold
+        rows = np.broadcast_to(np.arange(n)[:, None], self.top_idx.shape)[keep]
+        cols, vals = self.top_idx[keep], self.top_val[keep]
+        low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+        codes, first = np.unique(low * n + high, return_index=True)
+        return [(int(c // n), int(c % n), float(vals[f])) for c, f in zip(codes, first)]

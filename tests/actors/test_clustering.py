@@ -54,3 +54,28 @@ def test_an_oversized_chain_is_split_under_the_cap() -> None:
     assert parts and all(2 <= len(p) <= 20 for p in parts)
     flat = [i for p in parts for i in p]
     assert len(flat) == len(set(flat))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(min_value=2, max_value=80), added=st.integers(min_value=0, max_value=6),
+       seed=st.integers(0, 10_000))
+def test_a_graph_extended_with_new_rows_equals_one_built_from_scratch(n: int, added: int, seed: int) -> None:
+    from memactors.actors.clustering import NeighbourGraph
+
+    rng = np.random.default_rng(seed)
+    vectors = unit(rng.normal(size=(n + added, 12)))
+    keys = [f"k{i}" for i in range(n + added)]
+    order = rng.permutation(n + added)  # new rows land anywhere, old rows move
+    old = NeighbourGraph([keys[i] for i in range(n)], vectors[:n], k=15)
+    keys_now, vectors_now = [keys[i] for i in order], vectors[order]
+    grown = old.extended(keys_now, vectors_now, max_new=10)
+    fresh = NeighbourGraph(keys_now, vectors_now, k=15)
+    if min(15, n + added - 1) != min(15, n - 1):
+        assert grown is None
+        return
+    assert grown is not None
+    got = {(i, j): v for i, j, v in grown.pairs(0.1)}
+    want = {(i, j): v for i, j, v in fresh.pairs(0.1)}
+    near_threshold = {p for p, v in {**got, **want}.items() if abs(v - 0.1) < 1e-4}
+    assert set(got) - near_threshold == set(want) - near_threshold
+    assert all(abs(got[p] - want[p]) < 1e-4 for p in set(got) & set(want))

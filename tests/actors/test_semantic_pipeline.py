@@ -146,3 +146,28 @@ def test_a_dense_store_settles_after_one_run(repo: Repo, model: LocalMiniLM) -> 
     refs = repo.refs()
     second, _ = run(repo, model)
     assert not second.persisted and second.providers == {} and repo.refs() == refs
+
+
+def test_a_warm_clusterer_forms_the_same_clusters_as_a_fresh_one(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    from memactors.actors.clusterer import Clusterer
+    from memactors.bus.bus import Bus
+    from memactors.events.pipeline import MemoriesScanned, RunRequested
+
+    def scanned() -> MemoriesScanned:
+        store = MemoryStore(GitStore(store_of_facts.path))
+        request = RunRequested(run_id="r", trigger="t", started_at=NOW)
+        return MemoriesScanned(run_id="r", request=request, memories=tuple(store.scan(None).memories), skipped={},
+                               warnings={}, prior=store.load_state(), head=None)
+
+    warm = Clusterer(Bus(), model, threshold=0.6, pair_threshold=0.5)
+    warm._form(scanned())
+    store_of_facts.capture("learnings", "Webhook retries must not double charge", "Idempotency keys again.",
+                           when=NOW - DAY)
+    store_of_facts.capture("decisions", "Use PostgreSQL 16 for storage", when=NOW)
+    after = scanned()
+    fresh = Clusterer(Bus(), model, threshold=0.6, pair_threshold=0.5)._form(after)
+    grown = warm._form(after)
+    assert warm._graph is not None
+    assert sorted(c.members for c in grown.clusters) == sorted(c.members for c in fresh.clusters)
+    assert [c.touched for c in sorted(grown.clusters, key=lambda c: c.members)] == \
+        [c.touched for c in sorted(fresh.clusters, key=lambda c: c.members)]
