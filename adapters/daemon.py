@@ -16,6 +16,7 @@ from memactors.adapters.runtime import Services, pipeline_children
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
 from memactors.bus.supervisor import ChildSpec, Supervisor
+from memactors.events.pipeline import RunCompleted
 from memactors.events.trigger import DrainRequested, Drained, TriggerFired
 
 log = logging.getLogger("memactors.daemon")
@@ -56,18 +57,25 @@ class Daemon:
         ]
         self.supervisor = Supervisor(self.bus, children, max_restarts=5, within_seconds=60)
 
+    async def _after_runs(self, completed: trio.MemoryReceiveChannel) -> None:
+        async for event in completed:
+            if event.report.phase == "completed":
+                self.services.run_completed()
+
     def stop(self) -> None:
         self._stop.set()
 
     async def run(self, *, handle_signals: bool = False,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         drained = self.bus.subscribe("daemon", (Drained,))
+        completed = self.bus.subscribe("daemon-runs", (RunCompleted,))
         try:
             async with trio.open_nursery() as nursery:
                 if handle_signals:
                     await nursery.start(watch_signals, lambda _s: self.stop(),
                                         lambda _s: nursery.cancel_scope.cancel())
                 await nursery.start(self.supervisor.run)
+                nursery.start_soon(self._after_runs, completed)
                 await self.bus.publish(TriggerFired(kind="startup"))  # catch up with what happened while down
                 log.info("watching for memories; Ctrl-C stops after the run in flight")
                 task_status.started()

@@ -63,6 +63,12 @@ class Services:
     embedder: Embedder | None = None
     llm: StructuredLLM | None = None
 
+    def run_completed(self) -> None:
+        """A run persisted: answers checkpointed for it are no longer needed."""
+        clear = getattr(self.llm, "clear", None)
+        if callable(clear):
+            clear()
+
     async def aclose(self, *, keep_caches: bool) -> None:
         save = getattr(self.embedder, "save", None)
         if keep_caches and callable(save):
@@ -83,7 +89,12 @@ def build_services(
         from memactors.adapters.vector_cache import CachedEmbedder
 
         embedder = CachedEmbedder(embedder_from_env(), store.git.common_dir / "memactors" / "vectors")
-    llm = build_chain(os.environ, max_calls=max_llm_calls)
+    chain = build_chain(os.environ, max_calls=max_llm_calls)
+    llm = None
+    if chain is not None:
+        from memactors.adapters.llm_checkpoint import CheckpointedLLM
+
+        llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
     return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm)
 
 
@@ -181,6 +192,8 @@ async def consolidate(
                 await nursery.start(watch_signals, lambda _sig: None, lambda _sig: nursery.cancel_scope.cancel())
             await nursery.start(supervisor.run)
             report = await drive_run(bus, outcomes, options, services.clock)
+            if report.phase == "completed":
+                services.run_completed()
             bus.close()
             nursery.cancel_scope.cancel()
     finally:

@@ -140,3 +140,45 @@ def test_a_memory_that_instructs_the_model_cannot_supersede_anything(repo: Repo,
     assert not [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES]
     assert [e for e in state.edges.values() if e.edge_type is EdgeType.CONTRADICTS]
     assert all(m.superseded_by is None for m in state.meta.values())
+
+
+class FailingSink:
+    """A sink adapter whose first commit dies, as a run killed before persisting would."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self.inner = inner
+        self.failed = False
+
+    def commit(self, change, expected):
+        if not self.failed:
+            self.failed = True
+            raise OSError("disk full")
+        return self.inner.commit(change, expected)
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+def test_a_run_that_dies_before_persisting_pays_for_no_answer_twice(store_of_facts: Repo, model) -> None:  # noqa: F811
+    from memactors.adapters.llm_checkpoint import CheckpointedLLM
+
+    store = MemoryStore(GitStore(store_of_facts.path))
+    checkpoint = store.git.common_dir / "memactors" / "llm-checkpoint.jsonl"
+    with FakeOpenAI(responder=cooperative) as server:
+        config = ProviderConfig(name="openai", model="gpt-5-nano", base_url=server.base_url,
+                                api_key=SecretStr("sk-test-000000000000000000"))
+
+        def services(sink) -> Services:
+            llm = CheckpointedLLM(LLMChain([OpenAICompatibleLLM(config, requests_per_second=0, timeout=2)]),
+                                  checkpoint)
+            return Services(store=sink, settings=Settings(), clock=FixedClock(NOW), llm=llm,
+                            embedder=CachedEmbedder(model, store.git.common_dir / "memactors" / "vectors"))
+
+        first = trio.run(lambda: consolidate(services(FailingSink(store)), RunOptions()))
+        asked = len(server.chat_requests())
+        assert first.phase == "failed" and asked >= 2 and checkpoint.exists()
+        second = trio.run(lambda: consolidate(services(store), RunOptions()))
+        assert len(server.chat_requests()) == asked  # every answer replayed from the checkpoint
+    assert second.phase == "completed" and second.persisted and second.token_usage.tokens_in == 0
+    assert {s.provider for s in store.load_state().summaries.values()} == {"openai"}
+    assert not checkpoint.exists()
