@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import trio
 
@@ -21,6 +23,9 @@ from memactors.events.pipeline import ClustersFormed, MemoriesScanned
 
 #: Characters of a body that go into its embedding (MiniLM reads 256 tokens anyway).
 EMBED_CHARS = 2000
+
+
+progress = logging.getLogger("memactors.progress")
 
 
 def embedding_text(memory: Memory) -> str:
@@ -59,7 +64,11 @@ class Clusterer(Actor):
         self._crossover = crossover
 
     async def handle(self, event: MemoriesScanned) -> None:  # type: ignore[override]
-        await self.bus.publish(await trio.to_thread.run_sync(self._form, event))
+        progress.info("embedding and clustering %d memories...", len(event.memories))
+        formed = await trio.to_thread.run_sync(self._form, event)
+        touched = sum(c.touched for c in formed.clusters)
+        progress.info("%d clusters and pairs, %d new or changed", len(formed.clusters), touched)
+        await self.bus.publish(formed)
 
     def _form(self, scanned: MemoriesScanned) -> ClustersFormed:
         memories = sorted(scanned.memories, key=lambda m: (m.timestamp, m.key))

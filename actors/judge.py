@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import trio
@@ -19,6 +20,7 @@ from memactors.events.pipeline import ClustersFormed, MemoriesScanned, Supersess
 from memactors.events.report import TokenUsage
 from memactors.events.verdict import Relation, Verdict
 
+progress = logging.getLogger("memactors.progress")
 #: A memory that reads like an instruction to the model never wins a pair on the model's word.
 DISTRUSTED = (Relation.SUPERSEDES, Relation.SUBSUMES)
 
@@ -62,6 +64,8 @@ class SupersessionJudge(JoiningActor):
              if c.kind is not ClusterKind.DUPLICATES and c.touched],
             max_pairs=self._batch_pairs, max_memories=self._batch_memories,
         )
+        if batches:
+            progress.info("judging %d pairs in %d batches...", sum(map(len, batches)), len(batches))
         verdicts: list[Verdict] = []
         usage = TokenUsage()
         fallbacks: list[str] = []

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import trio
 
+import logging
+
 from memactors.actors.ports import MemorySource
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.events.pipeline import MemoriesScanned, RunRequested
+
+
+progress = logging.getLogger("memactors.progress")
 
 
 class Scanner(Actor):
@@ -22,7 +27,9 @@ class Scanner(Actor):
         self._source = source
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
+        progress.info("scanning memories...")
         outcome, prior, head = await trio.to_thread.run_sync(self._read, event)
+        progress.info("scanned %d memories (%d entries skipped)", len(outcome.memories), sum(outcome.skipped.values()))
         await self.bus.publish(
             MemoriesScanned(
                 run_id=event.run_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import trio
@@ -25,6 +26,7 @@ from memactors.events.pipeline import ClustersFormed, ClustersSummarized, Memori
 from memactors.events.report import TokenUsage
 from memactors.events.summary import DecisionFact, Summary
 
+progress = logging.getLogger("memactors.progress")
 #: An LLM's self-reported confidence is capped: it has not seen the code.
 MAX_LLM_CONFIDENCE = 0.9
 
@@ -55,6 +57,8 @@ class Summarizer(JoiningActor):
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
         todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched]
+        if todo:
+            progress.info("summarizing %d clusters%s...", len(todo), " with the LLM" if self._llm else "")
         summaries: list[Summary] = []
         usage = TokenUsage()
         fallbacks: list[str] = []

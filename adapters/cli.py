@@ -185,6 +185,8 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
 
     if args.max_llm_calls is not None and args.max_llm_calls < 0:
         raise UsageError("--max-llm-calls must be 0 or more")
+    if sys.stderr.isatty():  # progress for people watching; scripts get the report only
+        logging.getLogger("memactors.progress").setLevel(logging.INFO)
     settings = _settings()
     store = _open_store(args.repo, settings)
     store.check_readable()
