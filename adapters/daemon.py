@@ -60,7 +60,7 @@ class Daemon:
     async def _after_runs(self, completed: trio.MemoryReceiveChannel) -> None:
         async for event in completed:
             if event.report.phase == "completed":
-                self.services.run_completed()
+                await self.services.run_completed()
 
     def stop(self) -> None:
         self._stop.set()

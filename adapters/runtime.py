@@ -63,8 +63,11 @@ class Services:
     embedder: Embedder | None = None
     llm: StructuredLLM | None = None
 
-    def run_completed(self) -> None:
-        """A run persisted: answers checkpointed for it are no longer needed."""
+    async def run_completed(self) -> None:
+        """A run completed: keep its new vectors; answers checkpointed for it are no longer needed."""
+        save = getattr(self.embedder, "save", None)
+        if callable(save):
+            await trio.to_thread.run_sync(save)
         clear = getattr(self.llm, "clear", None)
         if callable(clear):
             clear()
@@ -193,7 +196,7 @@ async def consolidate(
             await nursery.start(supervisor.run)
             report = await drive_run(bus, outcomes, options, services.clock)
             if report.phase == "completed":
-                services.run_completed()
+                await services.run_completed()
             bus.close()
             nursery.cancel_scope.cancel()
     finally:

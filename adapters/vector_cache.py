@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class CachedEmbedder:
         self._index: dict[bytes, int] | None = None
         self._vectors: NDArray[np.float32] | None = None
         self._added: list[tuple[bytes, NDArray[np.float32]]] = []
+        self._lock = threading.Lock()  # a daemon saves from one thread while a run embeds in another
 
     @property
     def model_id(self) -> str:
@@ -58,6 +60,10 @@ class CachedEmbedder:
         return hashlib.sha256(f"{self.inner.model_id}\0{text}".encode("utf-8", "surrogatepass")).digest()
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if self._index is None:
             self._load()
         assert self._index is not None
@@ -81,6 +87,10 @@ class CachedEmbedder:
 
     def save(self) -> None:
         """Persist what was added since loading; failures leave the old files (it is only a cache)."""
+        with self._lock:
+            self._save()
+
+    def _save(self) -> None:
         if not self._added:
             return
         keys = np.array([k for k, _ in self._added], dtype="S32")
