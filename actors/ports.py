@@ -146,3 +146,9 @@ class HookInbox(Protocol):
     def pending(self) -> tuple[list[Any], list[Any]]: ...
 
     def ack_paths(self, paths: Sequence[str]) -> None: ...
+
+
+class MemoryCounter(Protocol):
+    """How many memories the store holds now. Blocking: call from a worker thread."""
+
+    def count(self) -> int: ...

@@ -110,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="after an agent turn ends (Stop hook), run once M minutes pass without activity (5)")
     p.add_argument("--debounce-seconds", type=float, default=2.0, metavar="S",
                    help="wait for S quiet seconds after a capture or commit before running (2)")
+    p.add_argument("--threshold", type=int, default=50, metavar="N",
+                   help="also run once N memories arrived since the last run, checked every 30 s (50)")
 
     p = commands.add_parser("publish", parents=[common],
                             help="queue a trigger from a hook (fast, never fails the hook)",
@@ -629,11 +631,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from memactors.adapters.clock import SystemClock
     from memactors.adapters.daemon import Daemon, DaemonSettings
     from memactors.adapters.inbox import Inbox
+    from memactors.adapters.memory_counter import StoreCounter
     from memactors.adapters.notes_feed import NotesFeed
     from memactors.adapters.repo_lock import RepoLock
 
-    if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds) <= 0:
-        raise UsageError("--schedule-hours, --quiet-minutes and --debounce-seconds must be positive")
+    if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
+        raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
     logging.getLogger("memactors").setLevel(logging.INFO)
     settings = _settings()
     store = _open_store(args.repo, settings)
@@ -642,7 +645,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with RepoLock(common):
         services = _services(store, settings, SystemClock())
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
-            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600))
+            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
+            threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base))
         print(f"memactors run: watching {store.git.description} (Ctrl-C to stop)", file=sys.stderr, flush=True)
         try:
             trio.run(lambda: daemon.run(handle_signals=True))

@@ -10,8 +10,9 @@ import trio
 from memactors.actors.coordinator import Coordinator
 from memactors.actors.inbox_reader import InboxReader
 from memactors.actors.notes_watcher import NotesWatcher
-from memactors.actors.ports import ChangeFeed, HookInbox
+from memactors.actors.ports import ChangeFeed, HookInbox, MemoryCounter
 from memactors.actors.scheduler import Scheduler
+from memactors.actors.threshold_watcher import ThresholdWatcher
 from memactors.adapters.runtime import Services, pipeline_children
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
@@ -30,10 +31,13 @@ class DaemonSettings:
     schedule_every: float = 24 * 3600.0
     inbox_interval: float = 1.0
     drain_timeout: float = 120.0
+    threshold: int = 50
+    threshold_interval: float = 30.0
 
 
 class Daemon:
-    """The supervised pipeline plus notes watcher, inbox reader, scheduler and coordinator.
+    """The supervised pipeline plus notes watcher, inbox reader, scheduler, coordinator and
+    (given a counter) the threshold watcher.
 
     `run` returns after `stop()` (or a first SIGINT/SIGTERM when it handles
     signals) once the run in flight has finished and persisted, or after
@@ -42,7 +46,7 @@ class Daemon:
     """
 
     def __init__(self, services: Services, feed: ChangeFeed, inbox: HookInbox,
-                 settings: DaemonSettings = DaemonSettings()) -> None:
+                 settings: DaemonSettings = DaemonSettings(), counter: MemoryCounter | None = None) -> None:
         self.services = services
         self.bus = Bus()
         self.settings = settings
@@ -55,6 +59,9 @@ class Daemon:
             ChildSpec("inbox", lambda bus: InboxReader(bus, inbox, interval=s.inbox_interval)),
             ChildSpec("scheduler", lambda bus: Scheduler(bus, every=s.schedule_every)),
         ]
+        if counter is not None:
+            children.append(ChildSpec("threshold", lambda bus: ThresholdWatcher(
+                bus, counter, threshold=s.threshold, interval=s.threshold_interval)))
         self.supervisor = Supervisor(self.bus, children, max_restarts=5, within_seconds=60)
 
     async def _after_runs(self, completed: trio.MemoryReceiveChannel) -> None:

@@ -18,7 +18,8 @@ from tests.conftest import NOW
 class World:
     """A bus with a coordinator and a pretend pipeline that takes `run_seconds` per run."""
 
-    def __init__(self, run_seconds: float = 3.0) -> None:
+    def __init__(self, run_seconds: float = 3.0, processed=lambda: 0) -> None:
+        self.processed = processed
         self.bus = Bus()
         self.requests = self.bus.subscribe("test-requests", (RunRequested,))
         self.consumed = self.bus.subscribe("test-consumed", (InboxConsumed, Drained))
@@ -29,7 +30,8 @@ class World:
         async for request in self.requests:
             self.started.append((trio.current_time(), request))
             await trio.sleep(self.run_seconds)
-            report = RunReport(run_id=request.run_id, trigger=request.trigger, started_at=NOW, phase="completed")
+            report = RunReport(run_id=request.run_id, trigger=request.trigger, started_at=NOW, phase="completed",
+                               memories_processed=self.processed())
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
 
     async def start(self, nursery: trio.Nursery, **options: float) -> None:
@@ -106,4 +108,42 @@ async def test_a_drain_waits_for_the_run_in_flight_and_starts_nothing_more(autoj
         assert isinstance(drained, Drained) and trio.current_time() >= 22
         await trio.sleep(100)
         assert len(world.started) == 1 and world.started[0][1].full
+        nursery.cancel_scope.cancel()
+
+
+class GrowingStore:
+    """A MemoryCounter adapter for the test: the count the test says."""
+
+    def __init__(self) -> None:
+        self.memories = 100
+
+    def count(self) -> int:
+        return self.memories
+
+
+async def test_the_threshold_fires_once_per_n_new_memories() -> None:
+    """Real (short) time: the counter runs in a worker thread, which an autojump clock would skip past."""
+    from memactors.actors.threshold_watcher import ThresholdWatcher
+
+    store = GrowingStore()
+    world = World(run_seconds=0.01, processed=lambda: store.memories)
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=0.01)
+        supervisor = Supervisor(world.bus, [ChildSpec("threshold", lambda bus: ThresholdWatcher(
+            bus, store, threshold=50, interval=0.05))])
+        await nursery.start(supervisor.run)
+        await trio.sleep(0.3)  # baseline 100
+        store.memories = 140
+        await trio.sleep(0.3)
+        assert world.started == []
+        store.memories = 160
+        with trio.fail_after(5):
+            while not world.started:
+                await trio.sleep(0.05)
+        assert [r.trigger for _, r in world.started] == ["threshold"]
+        await trio.sleep(0.3)
+        assert len(world.started) == 1  # the run processed 160: that is the new baseline
+        store.memories = 215
+        await trio.sleep(0.6)
+        assert len(world.started) == 2  # 55 more: once more, not every interval
         nursery.cancel_scope.cancel()
