@@ -15,6 +15,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 OFFLINE_CONFIDENCE = 0.4
 
 
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
 def _first_sentence(text: str) -> str:
     for part in _SENTENCE.split(text):
         part = part.strip(" -*#>`")
@@ -36,8 +40,11 @@ def summarize(
     """An extractive summary: the most central memory leads, the next most central are key facts.
 
     `members` are in the cluster's order; `superseded` holds keys the
-    cluster's own evidence marks as replaced (listed as superseded facts).
+    cluster's own evidence marks as replaced (listed as superseded facts),
+    except restatements of a fact that still stands: those are not stale.
     """
+    standing = {_norm(m.summary) for m in members if m.key not in superseded}
+    superseded = {m.key for m in members if m.key in superseded and _norm(m.summary) not in standing}
     order = sorted(range(len(members)), key=lambda i: -cluster.centrality[i] if cluster.centrality else i)
     lead = members[order[0]]
     detail = _first_sentence(lead.body)
@@ -63,7 +70,7 @@ def summarize(
         text=text[:500],
         key_facts=tuple(facts[:8]),
         decisions=decisions,
-        superseded_facts=tuple(m.summary for m in members if m.key in superseded),
+        superseded_facts=tuple(dict.fromkeys(m.summary for m in members if m.key in superseded)),
         source_keys=tuple(m.key for m in members),
         source_ids=tuple(m.id for m in members),
         earliest=min(stamps),

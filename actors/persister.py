@@ -8,8 +8,9 @@ from typing import TypeVar
 
 import trio
 
+from memactors.actors.indexing import build_read_model
 from memactors.actors.linker import SUMMARY_PREFIX, anchor, run_edges
-from memactors.actors.ports import Clock, StateChange, StateConflict, StateSink
+from memactors.actors.ports import Clock, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
 from memactors.bus.join import JoiningActor, Joined
 from memactors.events.cluster import ClusterKind
@@ -46,6 +47,8 @@ class Persister(JoiningActor):
     the prior state writes nothing, not even a run record; a dry run writes
     nothing. When the refs moved since the scan nothing is written and the
     run fails with `conflict=True` so its requester retries on the new state.
+    After a completed run over the whole store it refreshes the read model
+    (what recall and the SessionStart context read) before saying so.
     """
 
     name = "persister"
@@ -53,10 +56,11 @@ class Persister(JoiningActor):
     joins_if_published = (ClustersFormed, ClustersSummarized, SupersessionsJudged)
     publishes = (RunCompleted, RunFailed)
 
-    def __init__(self, bus: Bus, sink: StateSink, clock: Clock) -> None:
+    def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None) -> None:
         super().__init__(bus)
         self._sink = sink
         self._clock = clock
+        self._read_model = read_model
 
     async def handle_run(self, events: Joined) -> None:
         scanned, tiered = events[MemoriesScanned], events[MemoriesTiered]
@@ -118,7 +122,11 @@ class Persister(JoiningActor):
             token_usage=usage,
             duration_seconds=round((now - request.started_at).total_seconds(), 3),
         )
-        if request.dry_run or not (changed_meta or summary_changes or edge_changes):
+        if request.dry_run:
+            await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
+            return
+        if not (changed_meta or summary_changes or edge_changes):
+            report = await self._refresh_read_model(report, scanned, tiered, metas, prior.summaries)
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
         commit_of = {m.key: m.commit for m in scanned.memories}
@@ -147,7 +155,33 @@ class Persister(JoiningActor):
         except StateConflict as exc:
             await self.bus.publish(RunFailed(run_id=request.run_id, actor=self.name, error=str(exc), conflict=True))
             return
-        await self.bus.publish(RunCompleted(run_id=request.run_id, report=report.model_copy(update={"refs_updated": refs})))
+        report = report.model_copy(update={"refs_updated": refs})
+        summaries = {**prior.summaries, **{sid: s for sid, s in summary_changes.items() if s is not None}}
+        for sid in [sid for sid, s in summary_changes.items() if s is None]:
+            summaries.pop(sid, None)
+        report = await self._refresh_read_model(report, scanned, tiered, metas, summaries)
+        await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
+
+    async def _refresh_read_model(self, report: RunReport, scanned: MemoriesScanned, tiered: MemoriesTiered,
+                                  metas: list[MemoryMeta], summaries: Mapping[str, Summary]) -> RunReport:
+        """Precompute what recall and context read, after a run over the whole store.
+
+        A run scoped to some namespaces leaves the read model as it was (it
+        saw only part of the store). A failure to write it is recorded in the
+        report; the refs are already safe.
+        """
+        if self._read_model is None or scanned.request.namespaces is not None:
+            return report
+        model = build_read_model(
+            scanned.memories, {m.key: m for m in metas},
+            {m.key: s for m, s in zip(tiered.metas, tiered.scores)}, summaries.values(),
+            run_id=scanned.run_id, generated_at=self._clock.now(), memory_tips=scanned.memory_tips,
+        )
+        try:
+            await trio.to_thread.run_sync(self._read_model.write, model)
+        except OSError as exc:
+            return report.model_copy(update={"errors": [*report.errors, f"recall index not written: {exc}"]})
+        return report
 
     @staticmethod
     def _metas(scanned: MemoriesScanned, tiered: MemoriesTiered, formed: ClustersFormed | None,

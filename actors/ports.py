@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from memactors.events.edge import Edge
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
+from memactors.events.read_model import ReadModel
 from memactors.events.report import RunReport
 from memactors.events.state import StateSnapshot
 from memactors.events.summary import Summary
@@ -29,6 +30,7 @@ class ScanOutcome:
     memories: list[Memory]
     skipped: Counter[str] = field(default_factory=Counter)
     warnings: Counter[str] = field(default_factory=Counter)
+    tips: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,22 @@ class MemorySource(Protocol):
     def load_state(self) -> StateSnapshot: ...
 
     def head(self) -> str | None: ...
+
+
+class ActivationSource(Protocol):
+    """Uses of memories recorded by recall since the last completed run. Blocking: call from a worker thread."""
+
+    def read(self) -> dict[str, tuple[datetime, ...]]:
+        """Use times by memory key."""
+        ...
+
+
+class ReadModelSink(Protocol):
+    """Keeps what recall and context read. Blocking: call from a worker thread."""
+
+    def write(self, model: ReadModel) -> None:
+        """Store `model` (replacing the previous one); raises OSError when it cannot."""
+        ...
 
 
 class StateSink(Protocol):

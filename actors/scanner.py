@@ -6,7 +6,7 @@ import trio
 
 import logging
 
-from memactors.actors.ports import MemorySource
+from memactors.actors.ports import ActivationSource, MemorySource
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.events.pipeline import MemoriesScanned, RunRequested
@@ -16,19 +16,23 @@ progress = logging.getLogger("memactors.progress")
 
 
 class Scanner(Actor):
-    """On RunRequested: scan the memories in scope, load prior state, publish MemoriesScanned."""
+    """On RunRequested: scan the memories in scope, load prior state and recorded uses, publish MemoriesScanned.
+
+    A dry run does not read the uses (it must not consume them).
+    """
 
     name = "scanner"
     subscribes = (RunRequested,)
     publishes = (MemoriesScanned,)
 
-    def __init__(self, bus: Bus, source: MemorySource) -> None:
+    def __init__(self, bus: Bus, source: MemorySource, activations: ActivationSource | None = None) -> None:
         super().__init__(bus)
         self._source = source
+        self._activations = activations
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
         progress.info("scanning memories...")
-        outcome, prior, head = await trio.to_thread.run_sync(self._read, event)
+        outcome, prior, head, uses = await trio.to_thread.run_sync(self._read, event)
         progress.info("scanned %d memories (%d entries skipped)", len(outcome.memories), sum(outcome.skipped.values()))
         await self.bus.publish(
             MemoriesScanned(
@@ -39,6 +43,8 @@ class Scanner(Actor):
                 warnings=dict(outcome.warnings),
                 prior=prior,
                 head=head,
+                memory_tips=outcome.tips,
+                activations=uses,
             )
         )
 
@@ -46,4 +52,5 @@ class Scanner(Actor):
         # worker thread: the store is used by one thread at a time
         prior = self._source.load_state()
         scan = self._source.scan(request.namespaces, remember=not request.dry_run, reparse=request.full)
-        return scan, prior, self._source.head()
+        uses = self._activations.read() if self._activations is not None and not request.dry_run else {}
+        return scan, prior, self._source.head(), uses

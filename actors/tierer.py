@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 
 import numpy as np
 
@@ -40,18 +41,17 @@ class Tierer(JoiningActor):
         now = scanned.request.started_at
         memories = scanned.memories
         priors = [scanned.prior.meta.get(m.key) for m in memories]
+        uses = [_fold(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
         superseded_by = [verdicts.get(m.key) or (p.superseded_by if p else None) for m, p in zip(memories, priors)]
         anchors = np.fromiter(
-            (max(m.timestamp, p.last_access) if p and p.last_access else m.timestamp
-             for m, p in zip(memories, priors)),
+            (max(m.timestamp, last) if last else m.timestamp for m, (last, _) in zip(memories, uses)),
             dtype=object, count=len(memories),
         )
         values = scores(
             self._policy,
             namespaces=[m.namespace for m in memories],
             anchors=np.fromiter((a.timestamp() for a in anchors), dtype=np.float64, count=len(memories)),
-            activation_counts=np.fromiter((p.activation_count if p else 0 for p in priors), dtype=np.float64,
-                                          count=len(memories)),
+            activation_counts=np.fromiter((count for _, count in uses), dtype=np.float64, count=len(memories)),
             superseded=np.fromiter((s is not None for s in superseded_by), dtype=bool, count=len(memories)),
             now=now,
         )
@@ -59,7 +59,9 @@ class Tierer(JoiningActor):
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})
         moves: Counter[str] = Counter()
         metas: list[MemoryMeta] = []
-        for memory, prior, replaced, value in zip(memories, priors, superseded_by, values.tolist()):
+        for memory, prior, replaced, (last_access, activation_count), value in zip(
+            memories, priors, superseded_by, uses, values.tolist()
+        ):
             tier = tier_for(policy, value)
             counts[tier] += 1
             if prior is None:
@@ -67,7 +69,8 @@ class Tierer(JoiningActor):
             elif prior.tier is not tier:
                 moves[f"{prior.tier}->{tier}"] += 1
             elif (prior.superseded_by == replaced and prior.commit == memory.commit
-                  and prior.created == memory.timestamp and prior.id == memory.id):
+                  and prior.created == memory.timestamp and prior.id == memory.id
+                  and prior.activation_count == activation_count):
                 metas.append(prior)  # unchanged: no new record to build or write
                 continue
             metas.append(
@@ -77,8 +80,8 @@ class Tierer(JoiningActor):
                     namespace=memory.namespace,
                     commit=memory.commit,
                     created=memory.timestamp,
-                    last_access=prior.last_access if prior else None,
-                    activation_count=prior.activation_count if prior else 0,
+                    last_access=last_access,
+                    activation_count=activation_count,
                     superseded_by=replaced,
                     consolidated_into=prior.consolidated_into if prior else None,
                     cluster_id=prior.cluster_id if prior else None,
@@ -88,6 +91,22 @@ class Tierer(JoiningActor):
         return MemoriesTiered(
             run_id=scanned.run_id,
             metas=tuple(metas),
+            scores=tuple(values.tolist()),
             tier_counts={str(k): v for k, v in counts.items()},
             tier_transitions=dict(sorted(moves.items())),
         )
+
+
+def _fold(prior: MemoryMeta | None, uses: tuple[datetime, ...]) -> tuple[datetime | None, int]:
+    """(last access, activation count) once recorded uses are added.
+
+    Only uses after the recorded last access count: a log a crashed run
+    already folded is not counted twice.
+    """
+    last = prior.last_access if prior else None
+    count = prior.activation_count if prior else 0
+    fresh = [t for t in uses if last is None or t > last]
+    if fresh:
+        count += len(fresh)
+        last = max(fresh) if last is None else max(last, *fresh)
+    return last, count

@@ -11,18 +11,20 @@ from typing import Any
 
 BEGIN = "# >>> memactors >>>"
 END = "# <<< memactors <<<"
-SIGNATURE = "memactors.adapters.cli publish"
-CLAUDE_EVENTS = {"Stop": "session-end", "SessionEnd": "session-end"}
+SIGNATURE = "memactors.adapters.cli"
+#: Claude Code hook event -> the memactors command it runs (Stop and SessionEnd queue a trigger;
+#: SessionStart prints the consolidated context).
+CLAUDE_EVENTS = {"Stop": "publish session-end", "SessionEnd": "publish session-end", "SessionStart": "context"}
 
 
-def publish_command(event: str) -> str:
+def hook_command(arguments: str) -> str:
     """The command a hook runs: this interpreter, so it works outside an activated venv."""
-    return f'"{sys.executable}" -m {SIGNATURE} {event}'
+    return f'"{sys.executable}" -m {SIGNATURE} {arguments}'
 
 
 def git_hook_block() -> str:
     return (f"{BEGIN}\n# queue a consolidation trigger; never fails the commit\n"
-            f"{publish_command('commit')} >/dev/null 2>&1 || true\n{END}\n")
+            f"{hook_command('publish commit')} >/dev/null 2>&1 || true\n{END}\n")
 
 
 def install_git_hook(path: Path, *, dry_run: bool = False) -> str:
@@ -67,18 +69,18 @@ def uninstall_git_hook(path: Path) -> str:
 
 def _ours(entry: Any) -> bool:
     return isinstance(entry, dict) and any(
-        isinstance(h, dict) and SIGNATURE in str(h.get("command", "")) for h in entry.get("hooks", [])
+        isinstance(h, dict) and f"-m {SIGNATURE} " in str(h.get("command", "")) for h in entry.get("hooks", [])
     )
 
 
 def claude_settings(existing: dict[str, Any]) -> dict[str, Any]:
-    """`existing` settings with our Stop and SessionEnd hooks merged in (idempotent)."""
+    """`existing` settings with our Stop, SessionEnd and SessionStart hooks merged in (idempotent)."""
     settings = json.loads(json.dumps(existing))
     hooks = settings.setdefault("hooks", {})
-    for event, publish in CLAUDE_EVENTS.items():
+    for event, arguments in CLAUDE_EVENTS.items():
         entries = hooks.setdefault(event, [])
         if not any(_ours(e) for e in entries):
-            entries.append({"hooks": [{"type": "command", "command": publish_command(publish), "timeout": 5}]})
+            entries.append({"hooks": [{"type": "command", "command": hook_command(arguments), "timeout": 10}]})
     return settings
 
 

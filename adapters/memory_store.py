@@ -60,6 +60,9 @@ class MemoryStore:
         for namespace, ref in sorted(self.git.memory_refs().items()):
             if namespaces is not None and namespace not in namespaces:
                 continue
+            tip = self.git.tip(ref)
+            if tip is not None:
+                outcome.tips[ref] = tip
             for commit, blob in sorted(self.git.notes(ref)):
                 parse = None if reparse else self.cache.get(namespace, blob, commit)
                 if parse is None:

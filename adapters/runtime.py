@@ -18,11 +18,13 @@ import trio
 from memactors.actors.clusterer import Clusterer
 from memactors.actors.judge import SupersessionJudge
 from memactors.actors.persister import Persister
-from memactors.actors.ports import Clock, Embedder, StructuredLLM
+from memactors.actors.ports import Clock, Embedder, ReadModelSink, StructuredLLM
 from memactors.actors.scanner import Scanner
 from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
+from memactors.adapters.activation_log import ActivationLog
 from memactors.adapters.memory_store import MemoryStore
+from memactors.adapters.read_cache import ReadCache
 from memactors.adapters.settings import Settings
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
@@ -55,22 +57,28 @@ def tune_gc() -> None:
 @dataclass
 class Services:
     """The adapters one pipeline runs on. `embedder` None runs without the semantic stages;
-    `llm` None summarizes and judges offline."""
+    `llm` None summarizes and judges offline; `read_cache` None keeps no recall index;
+    `activations` None folds no recall uses."""
 
     store: MemoryStore
     settings: Settings
     clock: Clock
     embedder: Embedder | None = None
     llm: StructuredLLM | None = None
+    read_cache: ReadModelSink | None = None
+    activations: ActivationLog | None = None
 
-    async def run_completed(self) -> None:
-        """A run completed: keep its new vectors; answers checkpointed for it are no longer needed."""
+    async def run_completed(self, *, scoped: bool = False) -> None:
+        """A run completed: keep its new vectors; answers checkpointed for it are no longer needed;
+        the recall uses it folded can go (unless it covered only some namespaces)."""
         save = getattr(self.embedder, "save", None)
         if callable(save):
             await trio.to_thread.run_sync(save)
         clear = getattr(self.llm, "clear", None)
         if callable(clear):
             clear()
+        if self.activations is not None and not scoped:
+            await trio.to_thread.run_sync(self.activations.consumed)
 
     async def aclose(self, *, keep_caches: bool) -> None:
         save = getattr(self.embedder, "save", None)
@@ -98,14 +106,16 @@ def build_services(
         from memactors.adapters.llm_checkpoint import CheckpointedLLM
 
         llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
-    return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm)
+    return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm,
+                    read_cache=ReadCache(store.git.common_dir, embedder),
+                    activations=ActivationLog(store.git.common_dir))
 
 
 def pipeline_children(services: Services) -> list[ChildSpec]:
     """The consolidation actors, in pipeline order."""
     settings, store, clock = services.settings, services.store, services.clock
     policy = settings.retention_policy()
-    children = [ChildSpec("scanner", lambda bus: Scanner(bus, store))]
+    children = [ChildSpec("scanner", lambda bus: Scanner(bus, store, services.activations))]
     if services.embedder is not None:
         embedder, llm = services.embedder, services.llm
         children += [
@@ -118,7 +128,7 @@ def pipeline_children(services: Services) -> list[ChildSpec]:
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),
-        ChildSpec("persister", lambda bus: Persister(bus, store, clock)),
+        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache)),
     ]
     return children
 
@@ -196,7 +206,7 @@ async def consolidate(
             await nursery.start(supervisor.run)
             report = await drive_run(bus, outcomes, options, services.clock)
             if report.phase == "completed":
-                await services.run_completed()
+                await services.run_completed(scoped=options.namespaces is not None)
             bus.close()
             nursery.cancel_scope.cancel()
     finally:

@@ -49,7 +49,12 @@ class RunRequested(RunEvent):
 
 
 class MemoriesScanned(RunEvent):
-    """The store was read: every parsable memory in scope and the prior state."""
+    """The store was read: every parsable memory in scope and the prior state.
+
+    `memory_tips` are the memory refs read (ref -> commit); `activations` the
+    uses recall recorded since (memory key -> times), which the tierer folds
+    into last access and activation count.
+    """
 
     request: RunRequested
     memories: tuple[Memory, ...]
@@ -57,6 +62,8 @@ class MemoriesScanned(RunEvent):
     warnings: dict[str, int]
     prior: StateSnapshot
     head: str | None
+    memory_tips: dict[str, str] = {}
+    activations: dict[str, tuple[datetime, ...]] = {}
 
 
 class ClustersFormed(RunEvent):
@@ -93,9 +100,13 @@ class SupersessionsJudged(RunEvent):
 
 
 class MemoriesTiered(RunEvent):
-    """New metadata for every memory in scope, with tier counts and moves."""
+    """New metadata for every memory in scope, with tier counts and moves.
+
+    `scores[i]` is the retention score `metas[i]` was tiered by.
+    """
 
     metas: tuple[MemoryMeta, ...]
+    scores: tuple[float, ...] = ()
     tier_counts: dict[str, int]
     tier_transitions: dict[str, int]
 

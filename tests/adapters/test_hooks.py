@@ -117,6 +117,7 @@ def test_claude_settings_are_merged_and_uninstall_removes_exactly_ours(repo: Rep
     jsonschema.validate({"hooks": installed["hooks"]}, HOOKS_SCHEMA)
     assert installed["model"] == "opus" and len(installed["hooks"]["Stop"]) == 2
     assert "SessionEnd" in installed["hooks"]
+    assert installed["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("memactors.adapters.cli context")
     run_cli("hooks", "install", "--claude", "--repo", str(repo.path))
     assert json.loads(settings.read_text()) == installed
     assert run_cli("hooks", "uninstall", "--claude", "--repo", str(repo.path)).returncode == 0
@@ -136,7 +137,8 @@ def test_the_plugin_folder_follows_the_documented_schema() -> None:
                 assert words[0] == "memactors"
                 parser.parse_args(words[1:])  # a command the CLI really has
     commands = sorted(p.stem for p in (PLUGIN / "commands").glob("*.md"))
-    assert commands == ["consolidate", "edges", "status", "tiers"]
+    assert commands == ["consolidate", "edges", "recall", "status", "tiers"]
+    assert set(hooks["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
     for path in (PLUGIN / "commands").glob("*.md"):
         text = path.read_text()
         front = text.split("---")[1]

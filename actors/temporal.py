@@ -1,0 +1,307 @@
+"""Relative dates in memories, resolved deterministically for `memactors recall --reason`.
+
+A phrase is read against the day the memory was written *in the user's time zone*: the
+memory's timestamp (naive = UTC, as upstream stamps it) is converted to `tz` and all
+calendar arithmetic happens on that local date, called "the recorded day" below.
+
+Conventions (English, case-insensitive, whole words only; matches are non-overlapping,
+reported in order of appearance, and the longest phrase starting earliest wins, so
+"the day before yesterday" is one phrase, not "yesterday"):
+
+- today, earlier today, this morning/afternoon/evening, tonight: the recorded day (0.9).
+- yesterday (0.9), last night (0.85): the day before. "the day before yesterday": two days
+  before (0.9). tomorrow / "the day after tomorrow": one / two days after (0.9); "the" is optional.
+- N days/weeks/months/years ago, N = digits (up to 4), one..twelve, a/an (1), "a couple (of)" (2),
+  "a few" (3): a single day. Months and years move the calendar and clamp the day
+  (Mar 31 - 1 month = Feb 28/29; Feb 29 - 1 year = Feb 28). Confidence falls with the unit
+  (day 0.9, week 0.75, month 0.65, year 0.6), x0.9 for "a couple", x0.6 for "a few".
+- last/this/next week: the ISO week (Monday..Sunday) before / containing / after the
+  recorded day (span, 0.7). last/this/next month and year: the calendar month / year
+  before / containing / after (span, 0.6 / 0.5).
+- last weekend: the Saturday..Sunday ending on the most recent Sunday strictly before the
+  recorded day; next weekend: starting on the first Saturday strictly after it; this weekend:
+  the Saturday..Sunday of the recorded day's ISO week (span, 0.7).
+- last <weekday>: the most recent such day strictly before the recorded day; next <weekday>:
+  the first strictly after; this <weekday>: that day of the recorded day's ISO week (0.8 each);
+  on <weekday>: the most recent such day on or before the recorded day (0.7; memories mostly
+  report the past). Only full weekday names count, and a bare weekday ("Monday standup") is
+  not resolved, but "on Monday-morning standup" does resolve "on Monday" (hyphen = boundary).
+- Not matched: "yesterdays", "weekday", "lastly", "monthly", "Mondays", absolute dates.
+A phrase whose date would fall outside year 1..9999 is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+from memactors.events.temporal import Evidence, ReasonedAnswer, TemporalResolution
+
+__all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
+
+_NO_ANSWER = "No memory found that answers this."
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+_UNIT_CONFIDENCE = {"day": 0.9, "week": 0.75, "month": 0.65, "year": 0.6}
+_OFFSET = {"last": -1, "this": 0, "next": 1}
+_SIDE = {"last": "before", "this": "containing", "next": "after"}
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A resolved phrase: its dates, confidence and a few words on the rule, for reasoning."""
+
+    start: date
+    end: date | None
+    confidence: float
+    how: str
+
+
+def _add_months(day: date, months: int) -> date:
+    """`day` moved by whole calendar months, the day of month clamped to the target month's end."""
+    year, month0 = divmod(day.year * 12 + day.month - 1 + months, 12)
+    return date(year, month0 + 1, min(day.day, _month_end(year, month0 + 1)))
+
+
+def _month_end(year: int, month: int) -> int:
+    """The number of days in `month` of `year`."""
+    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return (following - timedelta(days=1)).day
+
+
+def _same_day(_: re.Match[str], day: date) -> _Found:
+    return _Found(day, None, 0.9, "the recorded day itself")
+
+
+def _days_from(offset: int, confidence: float, how: str) -> Callable[[re.Match[str], date], _Found]:
+    def resolve(_: re.Match[str], day: date) -> _Found:
+        return _Found(day + timedelta(days=offset), None, confidence, how)
+    return resolve
+
+
+def _ago(match: re.Match[str], day: date) -> _Found:
+    quantity = " ".join(match["n"].lower().split())
+    unit = match["unit"].lower()
+    confidence = _UNIT_CONFIDENCE[unit]
+    if quantity.startswith("a couple"):
+        n, confidence = 2, confidence * 0.9
+    elif quantity == "a few":
+        # "a few" is anywhere from 2 to 5; 3 is the usual reading, held loosely.
+        n, confidence = 3, confidence * 0.6
+    else:
+        n = int(quantity) if quantity.isdigit() else _NUMBERS[quantity]
+    if unit == "day":
+        start = day - timedelta(days=n)
+    elif unit == "week":
+        start = day - timedelta(weeks=n)
+    else:
+        start = _add_months(day, -n * (12 if unit == "year" else 1))
+    plural = "" if n == 1 else "s"
+    clamp = ", day clamped to the month's end" if unit in ("month", "year") else ""
+    return _Found(start, None, round(confidence, 3), f"{n} calendar {unit}{plural} before the recorded day{clamp}")
+
+
+def _week(match: re.Match[str], day: date) -> _Found:
+    relation = match["rel"].lower()
+    start = day - timedelta(days=day.weekday()) + timedelta(weeks=_OFFSET[relation])
+    return _Found(start, start + timedelta(days=6), 0.7,
+                  f"the ISO week (Monday to Sunday) {_SIDE[relation]} the recorded day")
+
+
+def _month(match: re.Match[str], day: date) -> _Found:
+    relation = match["rel"].lower()
+    start = _add_months(day.replace(day=1), _OFFSET[relation])
+    end = start.replace(day=_month_end(start.year, start.month))
+    return _Found(start, end, 0.6, f"the calendar month {_SIDE[relation]} the recorded day")
+
+
+def _year(match: re.Match[str], day: date) -> _Found:
+    relation = match["rel"].lower()
+    year = day.year + _OFFSET[relation]
+    return _Found(date(year, 1, 1), date(year, 12, 31), 0.5, f"the calendar year {_SIDE[relation]} the recorded day")
+
+
+def _weekend(match: re.Match[str], day: date) -> _Found:
+    relation = match["rel"].lower()
+    if relation == "last":
+        sunday = day - timedelta(days=(day.weekday() - 6 - 1) % 7 + 1)
+        start, how = sunday - timedelta(days=1), "the weekend ending on the last Sunday before the recorded day"
+    elif relation == "next":
+        start = day + timedelta(days=(5 - day.weekday() - 1) % 7 + 1)
+        how = "the weekend starting on the first Saturday after the recorded day"
+    else:
+        start, how = day + timedelta(days=5 - day.weekday()), "the weekend of the recorded day's ISO week"
+    return _Found(start, start + timedelta(days=1), 0.7, how)
+
+
+def _weekday(match: re.Match[str], day: date) -> _Found:
+    relation = match["rel"].lower()
+    target = _WEEKDAYS.index(match["weekday"].lower())
+    name = _WEEKDAYS[target].capitalize()
+    if relation == "last":
+        found = day - timedelta(days=(day.weekday() - target - 1) % 7 + 1)
+        return _Found(found, None, 0.8, f"the most recent {name} strictly before the recorded day")
+    if relation == "next":
+        found = day + timedelta(days=(target - day.weekday() - 1) % 7 + 1)
+        return _Found(found, None, 0.8, f"the first {name} strictly after the recorded day")
+    if relation == "this":
+        found = day + timedelta(days=target - day.weekday())
+        return _Found(found, None, 0.8, f"the {name} of the recorded day's ISO week")
+    found = day - timedelta(days=(day.weekday() - target) % 7)
+    return _Found(found, None, 0.7, f"the most recent {name} on or before the recorded day")
+
+
+def _rule(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], ...] = (
+    (_rule(r"\b(?:earlier\s+today|today|this\s+(?:morning|afternoon|evening)|tonight)\b"), _same_day),
+    (_rule(r"\byesterday\b"), _days_from(-1, 0.9, "the day before the recorded day")),
+    (_rule(r"\blast\s+night\b"), _days_from(-1, 0.85, "the night before the recorded day")),
+    (_rule(r"\b(?:the\s+)?day\s+before\s+yesterday\b"), _days_from(-2, 0.9, "two days before the recorded day")),
+    (_rule(r"\btomorrow\b"), _days_from(1, 0.9, "the day after the recorded day")),
+    (_rule(r"\b(?:the\s+)?day\s+after\s+tomorrow\b"), _days_from(2, 0.9, "two days after the recorded day")),
+    (_rule(r"\b(?P<n>\d{1,4}|a\s+couple(?:\s+of)?|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine"
+           r"|ten|eleven|twelve)\s+(?P<unit>day|week|month|year)s?\s+ago\b"), _ago),
+    (_rule(r"\b(?P<rel>last|this|next)\s+week\b"), _week),
+    (_rule(r"\b(?P<rel>last|this|next)\s+month\b"), _month),
+    (_rule(r"\b(?P<rel>last|this|next)\s+year\b"), _year),
+    (_rule(r"\b(?P<rel>last|this|next)\s+weekend\b"), _weekend),
+    (_rule(rf"\b(?P<rel>last|this|next|on)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\b"), _weekday),
+)
+
+
+def _as_aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
+
+
+def _local_day(moment: datetime, tz: tzinfo) -> date:
+    return _as_aware(moment).astimezone(tz).date()
+
+
+def _scan(text: str, local_day: date) -> list[tuple[re.Match[str], _Found]]:
+    """Every resolvable phrase in `text`, leftmost-longest and non-overlapping, in order."""
+    candidates: list[tuple[re.Match[str], _Found]] = []
+    for pattern, resolve in _RULES:
+        for match in pattern.finditer(text):
+            try:
+                candidates.append((match, resolve(match, local_day)))
+            except (OverflowError, ValueError):
+                continue  # outside date's range (year 1..9999): nothing sensible to say
+    candidates.sort(key=lambda c: (c[0].start(), -(c[0].end() - c[0].start())))
+    chosen: list[tuple[re.Match[str], _Found]] = []
+    covered = 0
+    for match, found in candidates:
+        if match.start() >= covered:
+            chosen.append((match, found))
+            covered = match.end()
+    return chosen
+
+
+def _resolutions(text: str, memory_id: str, recorded_at: datetime, tz: tzinfo) -> list[tuple[TemporalResolution, str]]:
+    stamp = _as_aware(recorded_at)
+    return [
+        (TemporalResolution(original_text=match.group(0), memory_id=memory_id, memory_timestamp=stamp,
+                            resolved_date=found.start, resolved_end=found.end, confidence=found.confidence),
+         found.how)
+        for match, found in _scan(text, _local_day(stamp, tz))
+    ]
+
+
+def resolve_relative_dates(text: str, *, memory_id: str, recorded_at: datetime, tz: tzinfo) -> list[TemporalResolution]:
+    """Every supported relative date phrase in `text`, in order, resolved against the local
+    date (in `tz`) of `recorded_at` (naive = UTC); conventions in the module docstring."""
+    return [resolution for resolution, _ in _resolutions(text, memory_id, recorded_at, tz)]
+
+
+_TEMPORAL_QUESTION = _rule(
+    r"(?:^\W*|[.?!;:,]\s*|\b(?:and|but|so|remember|recall|know|me)\s+)when\b"
+    r"|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had|can|could|should)\b"
+    r"|\b(?:what|which)\s+(?:date|day|time|year|month|week)\b"
+    r"|\bhow\s+long\s+(?:ago|since)\b|\bhow\s+long\s+has\s+it\s+been\b"
+    r"|\bhow\s+many\s+(?:days|weeks|months|years)\s+ago\b"
+    r"|\b(?:since|until|till)\s+when\b"
+)
+_DISTANCE_QUESTION = _rule(
+    r"\bhow\s+long\s+(?:ago|since)\b|\bhow\s+long\s+has\s+it\s+been\b|\bhow\s+many\s+(?:days|weeks|months|years)\s+ago\b"
+)
+
+
+def is_temporal_question(question: str) -> bool:
+    """Whether `question` asks for a date or time (when, what date/day/time, how long ago, since when...)."""
+    # "when" only counts opening a clause or before an auxiliary, so "what happens when the cache fills" is not one.
+    return _TEMPORAL_QUESTION.search(question) is not None
+
+
+def _day_label(day: date) -> str:
+    return f"{day.isoformat()} ({day.strftime('%A')})"
+
+
+def _span_label(start: date, end: date | None) -> str:
+    return _day_label(start) if end is None else f"{_day_label(start)} to {_day_label(end)}"
+
+
+def _days_ago(today: date, day: date) -> str:
+    days = (today - day).days
+    if days == 0:
+        return "today"
+    unit = "day" if abs(days) == 1 else "days"
+    return f"{days} {unit} ago" if days > 0 else f"in {-days} {unit}"
+
+
+def _distance_label(today: date, start: date, end: date | None) -> str:
+    if end is None:
+        return _days_ago(today, start)
+    return f"{_days_ago(today, start)} to {_days_ago(today, end)}"
+
+
+def _zone_name(tz: tzinfo) -> str:
+    return getattr(tz, "key", None) or tz.tzname(None) or str(tz)
+
+
+def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime, tz: tzinfo) -> ReasonedAnswer:
+    """Offline answer to a date question from ranked evidence: the best relative-date resolution
+    (relevance x confidence), else the top memory's own local date, held less confidently."""
+    if not evidence:
+        return ReasonedAnswer(question=question, answer=_NO_ANSWER, confidence=0.0,
+                              reasoning="No memory was recalled for this question.")
+    today = _local_day(now, tz)
+    wants_distance = _DISTANCE_QUESTION.search(question) is not None
+    zone = _zone_name(tz)
+    found = [(item, resolution, how) for item in evidence
+             for resolution, how in _resolutions(item.text, item.memory_id, item.timestamp, tz)]
+    if found:
+        # max() keeps the first of equals: evidence order (the caller's ranking), then text order.
+        item, chosen, how = max(found, key=lambda f: f[0].relevance * f[1].confidence)
+        when = _span_label(chosen.resolved_date, chosen.resolved_end)
+        if wants_distance:
+            answer = f"{when}, {_distance_label(today, chosen.resolved_date, chosen.resolved_end)}"
+        else:
+            answer = when
+        recorded = _local_day(item.timestamp, tz)
+        reasoning = (f'Memory {item.memory_id}, recorded on {_day_label(recorded)} in {zone}, says '
+                     f'"{chosen.original_text}", read as {how}: {when}.')
+        chosen_span = (chosen.resolved_date, chosen.resolved_end)
+        others = sum(1 for _, r, _ in found if (r.resolved_date, r.resolved_end) != chosen_span)
+        if others:
+            reasoning += (f" {others} other relative date{'s' if others != 1 else ''} in the evidence "
+                          f"point{'s' if others == 1 else ''} elsewhere; this one ranks highest by relevance x confidence.")
+        rest = tuple(r for _, r, _ in found if r is not chosen)
+        return ReasonedAnswer(question=question, answer=answer, confidence=round(item.relevance * chosen.confidence, 3),
+                              reasoning=reasoning, temporal_resolutions=(chosen, *rest),
+                              source_memory_ids=(item.memory_id,))
+    top = max(evidence, key=lambda e: e.relevance)
+    recorded = _local_day(top.timestamp, tz)
+    answer = _day_label(recorded) + (f", {_days_ago(today, recorded)}" if wants_distance else "")
+    reasoning = (f"No recalled memory states a relative date, so this is the day memory {top.memory_id} was "
+                 f"recorded ({zone}), not a date it states; what it describes may have happened at another time.")
+    # The recording day is only a proxy for the event's day, hence well under a stated date's confidence.
+    return ReasonedAnswer(question=question, answer=answer, confidence=round(0.4 * top.relevance, 3),
+                          reasoning=reasoning, source_memory_ids=(top.memory_id,))

@@ -1,0 +1,145 @@
+"""The read model on disk: the recall index and the SessionStart context cache.
+
+Both live under `<git common dir>/memactors/` and are replaced atomically
+(temporary file, then rename), so a reader sees the old or the new run,
+never half of one. They are local caches: deleting them loses nothing the
+next run cannot rebuild.
+
+- `recall-index.npz`: `entries` (the read model's entries as JSON bytes),
+  `vectors` (float16, one row per entry, empty without embeddings) and
+  `header` (JSON: version, run, time, embedding model, memory ref tips).
+- `context.json`: the candidates the SessionStart hook chooses from —
+  summaries and HOT memories, best first — read with the standard library
+  only (see adapters/session_context.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import TypeAdapter
+
+from memactors.actors.ports import Embedder
+from memactors.events.read_model import READ_MODEL_VERSION, EntryKind, IndexedEntry, ReadModel
+from memactors.events.tier import Tier
+
+RECALL_FILE = "recall-index.npz"
+CONTEXT_FILE = "context.json"
+CONTEXT_VERSION = 1
+#: Candidates kept for the hook: far more than a 2,000-token block holds, few enough to parse in milliseconds.
+MAX_CONTEXT_SUMMARIES = 150
+MAX_CONTEXT_MEMORIES = 250
+
+_ENTRIES = TypeAdapter(list[IndexedEntry])
+
+
+class ReadModelMissing(Exception):
+    """No run has written a read model yet (or it is from another version)."""
+
+
+@dataclass(frozen=True)
+class RecallIndex:
+    """The stored read model: entries, their unit vectors (rows aligned; None without), and where it came from."""
+
+    entries: list[IndexedEntry]
+    vectors: NDArray[np.float32] | None
+    model_id: str | None
+    run_id: str
+    generated_at: str
+    memory_tips: dict[str, str]
+
+
+class ReadCache:
+    """`ReadModelSink` for the persister, and the loader recall uses."""
+
+    def __init__(self, common_dir: Path, embedder: Embedder | None = None) -> None:
+        self.directory = common_dir / "memactors"
+        self._embedder = embedder
+
+    # --- write ---------------------------------------------------------------------
+
+    def write(self, model: ReadModel) -> None:
+        vectors = np.zeros((0, 0), dtype=np.float16)
+        model_id = None
+        if self._embedder is not None and model.embedding_texts:
+            vectors = self._embedder.embed(list(model.embedding_texts)).astype(np.float16)
+            model_id = self._embedder.model_id
+        header = {"version": READ_MODEL_VERSION, "run_id": model.run_id, "generated_at": model.generated_at.isoformat(),
+                  "model_id": model_id, "memory_tips": model.memory_tips}
+        entries = _ENTRIES.dump_json(list(model.entries))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        target = self.directory / RECALL_FILE
+        tmp = self.directory / f".{RECALL_FILE}.tmp{os.getpid()}"
+        with tmp.open("wb") as handle:
+            np.savez(handle, header=_bytes(json.dumps(header).encode()), entries=_bytes(entries), vectors=vectors)
+        os.replace(tmp, target)
+        _write_json(self.directory / CONTEXT_FILE, context_document(model))
+
+    # --- read ----------------------------------------------------------------------
+
+    def load(self) -> RecallIndex:
+        """The stored index; raises ReadModelMissing when there is none this version can read."""
+        try:
+            with np.load(self.directory / RECALL_FILE, allow_pickle=False) as data:
+                header = json.loads(data["header"].tobytes())
+                if header.get("version") != READ_MODEL_VERSION:
+                    raise ReadModelMissing(f"the recall index is version {header.get('version')!r}")
+                entries = _ENTRIES.validate_json(data["entries"].tobytes())
+                vectors = data["vectors"]
+        except FileNotFoundError:
+            raise ReadModelMissing("no recall index yet") from None
+        except (OSError, ValueError, KeyError) as exc:
+            raise ReadModelMissing(f"the recall index cannot be read ({type(exc).__name__})") from None
+        usable = vectors.ndim == 2 and len(vectors) == len(entries) and vectors.shape[1] > 0
+        return RecallIndex(entries=entries, vectors=vectors.astype(np.float32) if usable else None,
+                           model_id=header.get("model_id") if usable else None, run_id=header.get("run_id", ""),
+                           generated_at=header.get("generated_at", ""), memory_tips=header.get("memory_tips", {}))
+
+
+def context_document(model: ReadModel) -> dict[str, Any]:
+    """What the SessionStart hook reads: summaries and HOT memories, best first, plain JSON."""
+    summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY), key=lambda e: (-e.score, e.id))
+    hot = sorted((e for e in model.entries if e.kind is EntryKind.MEMORY and e.tier is Tier.HOT),
+                 key=lambda e: (-e.score, e.id))
+    tiers: dict[str, int] = {}
+    for e in model.entries:
+        if e.kind is EntryKind.MEMORY:
+            tiers[e.tier.value] = tiers.get(e.tier.value, 0) + 1
+    return {
+        "version": CONTEXT_VERSION,
+        "run_id": model.run_id,
+        "generated_at": model.generated_at.isoformat(),
+        "tier_counts": tiers,
+        "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + hot[:MAX_CONTEXT_MEMORIES]],
+    }
+
+
+def _candidate(entry: IndexedEntry) -> dict[str, Any]:
+    anchor = max(entry.timestamp, entry.last_access) if entry.last_access else entry.timestamp
+    doc: dict[str, Any] = {"kind": entry.kind.value, "id": entry.id, "namespace": entry.namespace,
+                           "summary": entry.summary, "timestamp": entry.timestamp.isoformat(),
+                           "anchor": anchor.timestamp(), "score": entry.score,
+                           "activation_count": entry.activation_count, "terms": list(entry.terms)}
+    if entry.kind is EntryKind.SUMMARY:
+        doc["facts"] = entry.excerpt
+        doc["sources"] = len(entry.sources)
+    for field in ("supersedes", "superseded_facts"):
+        if getattr(entry, field):
+            doc[field] = list(getattr(entry, field))
+    return doc
+
+
+def _bytes(data: bytes) -> NDArray[np.uint8]:
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _write_json(path: Path, document: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    os.replace(tmp, path)
