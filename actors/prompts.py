@@ -171,7 +171,7 @@ def reason_prompt(question: str, evidence: Sequence[tuple[str, str, str, Sequenc
     """`evidence`: (label, recorded at, text, resolution lines) per memory, best first."""
     blocks = []
     for label, recorded, text, resolved in evidence:
-        lines = "\n".join(html.escape(r) for r in resolved) or "(no relative dates)"
+        lines = "\n".join(html.escape(r, quote=False) for r in resolved) or "(no relative dates)"
         blocks.append(f'<memory label="{label}" recorded="{html.escape(recorded)}">\n{html.escape(text)}\n'
                       f"<resolved>\n{lines}\n</resolved>\n</memory>")
     return f"Question: {html.escape(question)}\n\n" + "\n".join(blocks)
