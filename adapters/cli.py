@@ -945,7 +945,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     from memactors.adapters.git_store import StoreError
     from memactors.adapters.repo_lock import RepositoryBusy
-    from memactors.adapters.runtime import tune_gc
+    from memactors.adapters.gc_tuning import tune_gc
 
     tune_gc()
 

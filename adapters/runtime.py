@@ -6,7 +6,6 @@ same `pipeline_children` under the same supervisor.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from memactors.actors.scanner import Scanner
 from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
 from memactors.adapters.activation_log import ActivationLog
+from memactors.adapters.gc_tuning import tune_gc  # noqa: F401 - re-exported for the benchmarks
 from memactors.adapters.memory_store import MemoryStore
 from memactors.adapters.read_cache import ReadCache
 from memactors.adapters.settings import Settings
@@ -46,12 +46,6 @@ class RunOptions:
     namespaces: tuple[str, ...] | None = None
     dry_run: bool = False
     full: bool = False
-
-
-def tune_gc() -> None:
-    """Collect less often: a run builds ~10 objects per memory that live to its end, and the
-    default thresholds rescan them hundreds of times (measured: 100k-memory runs 25% faster)."""
-    gc.set_threshold(100_000, 50, 1000)
 
 
 @dataclass
