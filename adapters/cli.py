@@ -131,6 +131,31 @@ def _parser() -> argparse.ArgumentParser:
                    help="token budget of the block (default MEMACTORS_CONTEXT_TOKENS or 2000)")
     p.add_argument("--block", action="store_true", help="print only the block, not the hook JSON")
 
+    p = commands.add_parser("sync", parents=[common, reporting], help="share memories and state with a remote",
+                            description="Fetch the remote's memory notes and memactors state refs, merge them "
+                            "structurally (memory notes: every entry of both sides kept byte for byte, in time "
+                            "order, identical entries once; state: unions by id, metadata field by field, your "
+                            "conflict decisions kept) and push the result, fast-forward only; a push rejected "
+                            "because someone pushed meanwhile is merged again, a bounded number of times. "
+                            "Local refs move all at once: a killed sync leaves them at their old or new commits.",
+                            epilog="Exit codes: 0 synced, 1 some refs were refused (see the report), 2 no such or "
+                            "unreachable remote, unreadable state; 3 another memactors run holds the repository.")
+    p.add_argument("--remote", default="origin", help="remote name, URL or path (default origin)")
+    p.add_argument("--dry-run", action="store_true", help="fetch and report what would change; move and push nothing")
+    p.add_argument("--setup", action="store_true",
+                   help="instead: configure the remote so plain git push / fetch carry our refs, add them to "
+                   "notes.rewriteRef and give them a merge strategy that never line-sorts (idempotent)")
+
+    p = commands.add_parser("doctor", parents=[common, reporting], help="find memory notes damaged by line sorting",
+                            description="Find memory notes whose entries a line-sorting merge (git notes merge -s "
+                            "cat_sort_uniq) interleaved, with the commit each hangs on and the merge that did it. "
+                            "--repair rebuilds them from the notes history (the pre-merge parents) into a new "
+                            "notes commit; the damaged version stays in history.",
+                            epilog="Exit codes: 0 healthy (or all repaired), 1 damage found (or some not "
+                            "repairable), 2 not a repository.")
+    p.add_argument("--repair", action="store_true", help="rebuild what can be rebuilt")
+    p.add_argument("--dry-run", action="store_true", help="with --repair: report what would be rebuilt, write nothing")
+
     p = commands.add_parser("run", parents=[common], help="the background daemon: consolidate as memories arrive",
                             description="Keep the actors alive and run incremental consolidation when memories "
                             "arrive (a watcher on the memory refs), when hooks queue events (the inbox), and on "
@@ -162,6 +187,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--git", action="store_true", help="only the git post-commit hook")
     p.add_argument("--claude", action="store_true", help="only the Claude Code settings")
     p.add_argument("--print", dest="print_only", action="store_true", help="show what would be written, write nothing")
+    p.add_argument("--sync-remote", metavar="REMOTE",
+                   help="also set up REMOTE for sharing memories (as `memactors sync --setup --remote REMOTE`)")
 
     p = commands.add_parser("demo", parents=[common, reporting], help="build a sample store and consolidate it",
                             description="Create a git repository at DIR with a realistic sample memory store "
@@ -876,6 +903,69 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
     return EXIT_ERRORS if why else EXIT_OK
 
 
+def _cmd_sync(args: argparse.Namespace) -> int:
+    from memactors.adapters.sync import setup_remote, sync
+
+    settings = _settings()
+    store = _open_store(args.repo, settings)
+    if args.setup:
+        lines = setup_remote(store, args.remote, dry_run=args.dry_run)
+        _emit(args, {"remote": args.remote, "dry_run": args.dry_run, "settings": lines},
+              "\n".join([f"memactors sync --setup: {args.remote}", *(f"  {line}" for line in lines)]))
+        return EXIT_OK
+    print(f"memactors sync: fetching from {args.remote}...", file=sys.stderr, flush=True)
+    report = sync(store, args.remote, dry_run=args.dry_run)
+    lines = [f"memactors sync {'(dry run) ' if report.dry_run else ''}with {report.remote}: "
+             f"{report.attempts} round(s), {report.retries} retried"]
+    for ref in report.refs:
+        if ref.outcome.value == "up-to-date":
+            continue
+        counts = f"+{ref.added_locally} here, +{ref.pushed} there" if ref.added_locally or ref.pushed else ""
+        lines.append(f"  {ref.ref:<34} {ref.outcome.value:<9} {counts}" + (f"  ({ref.detail})" if ref.detail else ""))
+    lines.append(f"  entries: {report.entries_added_locally} received, {report.entries_pushed} sent, "
+                 f"{report.entries_lost} lost; state records: {report.records_added_locally} received, "
+                 f"{report.records_pushed} sent")
+    if report.remote_notes_rebuilt:
+        lines.append(f"  rebuilt {report.remote_notes_rebuilt} line-sorted notes of the remote from their history")
+    if not report.changed:
+        lines.append("  already in sync: nothing changed")
+    elif not report.dry_run:
+        lines.append("  next: `memactors consolidate` re-tiers what arrived")
+    lines += [f"  error: {e}" for e in report.errors]
+    _emit(args, report.model_dump(mode="json"), "\n".join(lines))
+    return EXIT_ERRORS if report.errors else EXIT_OK
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from memactors.adapters.doctor import diagnose, repair
+
+    if args.dry_run and not args.repair:
+        raise UsageError("--dry-run goes with --repair")
+    store = _open_store(args.repo, _settings())
+    if args.repair:
+        report = repair(store, dry_run=args.dry_run)
+        verb = "would rebuild" if args.dry_run else "rebuilt"
+        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes "
+                 f"({report.entries_restored} entries); {len(report.unrepairable)} cannot be rebuilt"]
+        lines += [f"  {d.ref} on {d.commit[:12]}: {verb}" for d in report.repaired]
+        lines += [f"  {d.ref} on {d.commit[:12]}: no undamaged version in history; left as is"
+                  for d in report.unrepairable]
+        lines += [f"  {ref} -> {commit[:12]} (the damaged version stays in history)"
+                  for ref, commit in report.refs_updated.items()]
+        _emit(args, report.model_dump(mode="json"), "\n".join(lines))
+        return EXIT_ERRORS if report.unrepairable else EXIT_OK
+    damaged = diagnose(store)
+    lines = [f"memactors doctor: {len(damaged)} memory notes damaged by a line-sorting merge"]
+    for d in damaged:
+        by = f", by notes merge {d.damaged_by[:12]}" if d.damaged_by else ""
+        fix = (f"repairable ({d.entries_recoverable} entries)" if d.repairable else "no undamaged version in history")
+        lines.append(f"  {d.ref} on commit {d.commit[:12]}: {d.entries_destroyed} entries interleaved{by}; {fix}")
+    if any(d.repairable for d in damaged):
+        lines.append("repair with: memactors doctor --repair (the damaged version stays in history)")
+    _emit(args, [d.model_dump(mode="json") for d in damaged], "\n".join(lines))
+    return EXIT_ERRORS if damaged else EXIT_OK
+
+
 def _cmd_hooks(args: argparse.Namespace) -> int:
     from memactors.adapters import hook_setup
 
@@ -911,6 +1001,14 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
             else:
                 hook_setup.write_json(path, updated)
                 lines.append(f"claude settings {path}: {'Stop, SessionEnd and SessionStart hooks added' if args.action == 'install' else 'our hooks removed'}")
+    if args.action == "install" and args.sync_remote:
+        from memactors.adapters.sync import setup_remote
+
+        lines += [f"sync {args.sync_remote}: {line}" for line in setup_remote(store, args.sync_remote,
+                                                                              dry_run=args.print_only)]
+    elif args.action == "install" and "origin" in store.git.repo.remotes.names():
+        lines.append("to share memories through origin: memactors hooks install --sync-remote origin "
+                     "(or memactors sync --setup)")
     print("\n".join(lines))
     return EXIT_OK
 
@@ -919,6 +1017,8 @@ COMMANDS = {
     "run": _cmd_run,
     "publish": _cmd_publish,
     "context": _cmd_context,
+    "sync": _cmd_sync,
+    "doctor": _cmd_doctor,
     "recall": _cmd_recall,
     "hooks": _cmd_hooks,
     "edges": _cmd_edges,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pygit2
@@ -121,6 +121,16 @@ class GitStore:
             return []
         return list(self._walk(self._tree_of(tip), ""))
 
+    def notes_at(self, notes_commit: str) -> list[tuple[str, str]]:
+        """(annotated commit, note blob) for every note of a notes commit (any, not only a tip)."""
+        return list(self._walk(self._tree_of(notes_commit), ""))
+
+    def note_blob_at(self, notes_commit: str, commit_hex: str) -> str | None:
+        """The blob of the note on `commit_hex` in notes commit `notes_commit`, or None."""
+        tree = self._tree_of(notes_commit)
+        path = self.note_path(tree, commit_hex)
+        return None if path is None else str(tree[path].id)
+
     def _walk(self, tree: pygit2.Tree, prefix: str) -> Iterator[tuple[str, str]]:
         for entry in tree:
             name = prefix + entry.name
@@ -172,13 +182,15 @@ class GitStore:
         message: str,
         *,
         keep_layout: bool = False,
+        extra_parents: Sequence[str] = (),
     ) -> str:
         """A commit whose tree is `ref_tip`'s notes tree with `notes` set (None removes).
 
         New notes go into a two-character fanout unless `keep_layout` asks to
         follow a flat tree. A note already present anywhere is replaced where
-        it is, so no commit ever ends up with two notes. Returns the commit id;
-        moves no ref.
+        it is, so no commit ever ends up with two notes. `extra_parents` follow
+        `ref_tip` as parents (a merge keeps both histories). Returns the commit
+        id; moves no ref.
         """
         base = self._tree_of(ref_tip) if ref_tip else None
         fanout = not keep_layout or (
@@ -196,6 +208,7 @@ class GitStore:
             placed[directory][leaf] = data
         tree_id = self._rewrite_tree(base, "", placed)
         parents = [pygit2.Oid(hex=ref_tip)] if ref_tip else []
+        parents += [pygit2.Oid(hex=p) for p in extra_parents if p != ref_tip]
         signature = self._signature()
         return str(self.repo.create_commit(None, signature, signature, message, tree_id, parents))
 

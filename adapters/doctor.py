@@ -1,0 +1,228 @@
+"""`memactors doctor`: find memory notes a line-sorting merge destroyed, rebuild them from history.
+
+`git notes merge -s cat_sort_uniq` (git-notes-memory's repository-wide
+setting) sorts the lines of two diverged notes together: front matter and
+bodies interleave and the entries are gone from the tip. The notes commit
+that did it is a merge whose parents still hold both intact versions, so
+the note can be rebuilt by merging those entry by entry. A repair is a new
+notes commit on top: the damaged version stays in history.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from memactors.adapters.git_store import GitStore, RefsMoved, StoreError
+from memactors.adapters.memory_store import MemoryStore
+from memactors.adapters.notes_merge import (
+    line_sort_damage,
+    merge_memory_note,
+    salvage_entries,
+    split_entries,
+)
+from memactors.adapters.repo_lock import RepoLock
+
+#: How many notes commits one rebuild may walk (a guard against pathological histories).
+MAX_HISTORY_STEPS = 100_000
+
+
+class DamagedNote(BaseModel):
+    """A memory note whose tip version was line-sorted.
+
+    `commit` is the commit the note hangs on; `damaged_by` the notes commit
+    that introduced the damage (None when history cannot tell);
+    `entries_destroyed` the front matters found scattered; `repairable` and
+    `entries_recoverable` say what `repair` would bring back.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    ref: str
+    namespace: str
+    commit: str
+    blob: str
+    entries_destroyed: int
+    damaged_by: str | None
+    repairable: bool
+    entries_recoverable: int
+
+
+class RepairReport(BaseModel):
+    """What `repair` did (or would do): notes rebuilt, notes it could not rebuild, the new notes commit per ref."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repaired: list[DamagedNote] = []
+    unrepairable: list[DamagedNote] = []
+    refs_updated: dict[str, str] = {}
+    entries_restored: int = 0
+    dry_run: bool = False
+
+
+def git_of(target: GitStore | MemoryStore | str | os.PathLike[str]) -> GitStore:
+    """The repository behind a store, a GitStore or a path."""
+    if isinstance(target, MemoryStore):
+        return target.git
+    if isinstance(target, GitStore):
+        return target
+    return GitStore(Path(target))
+
+
+class _Unrepairable(Exception):
+    pass
+
+
+class _Rebuilder:
+    """Rebuilds damaged notes of one notes history; remembers what it rebuilt at each commit."""
+
+    def __init__(self, git: GitStore) -> None:
+        self.git = git
+        self._memo: dict[tuple[str, str], bytes | None] = {}
+        self.origin: str | None = None  # the damaging merge found by the last rebuild
+        self._steps = 0
+
+    def _blob_at(self, notes_commit: str, commit: str) -> str | None:
+        return self.git.note_blob_at(notes_commit, commit)
+
+    def rebuild(self, notes_commit: str, commit: str) -> bytes:
+        """The note on `commit` as of `notes_commit`, with any line-sort damage undone."""
+        self._steps = 0
+        self.origin = None
+        result = self._rebuild(notes_commit, commit)
+        if result is None:
+            raise _Unrepairable(f"no note on {commit[:12]} at {notes_commit[:12]}")
+        return result
+
+    def _rebuild(self, notes_commit: str, commit: str) -> bytes | None:
+        key = (notes_commit, commit)
+        if key in self._memo:
+            return self._memo[key]
+        blob = self._blob_at(notes_commit, commit)
+        if blob is None:
+            self._memo[key] = None
+            return None
+        data = self.git.read_blob(blob)
+        if not line_sort_damage(data):
+            self._memo[key] = data
+            return data
+        # Walk back while the history is linear: later appends on top of the
+        # damage are salvaged; the merge that caused it is undone from its parents.
+        salvaged: list[bytes] = []
+        current, current_blob = notes_commit, blob
+        while True:
+            self._steps += 1
+            if self._steps > MAX_HISTORY_STEPS:
+                raise _Unrepairable("history too long to search")
+            parents = [str(p) for p in self.git.repo[current].parent_ids]
+            if len(parents) >= 2:
+                if current_blob not in {self._blob_at(parent, commit) for parent in parents}:
+                    self.origin = self.origin or current  # this merge wrote the damage, not just carried it
+                versions = [self._rebuild(parent, commit) for parent in parents]
+                present = [v for v in versions if v is not None]
+                if not present:
+                    raise _Unrepairable(f"the merge {current[:12]} had no intact version to start from")
+                rebuilt = present[0]
+                for other in present[1:]:
+                    rebuilt = merge_memory_note(rebuilt, other)
+                break
+            if not parents:
+                raise _Unrepairable("the note was damaged when it was first written")
+            parent_blob = self._blob_at(parents[0], commit)
+            if parent_blob is None:
+                raise _Unrepairable(f"the note was written damaged by {current[:12]}, not by a merge")
+            if parent_blob != current_blob:
+                salvaged.append(salvage_entries(self.git.read_blob(current_blob)))
+            current, current_blob = parents[0], parent_blob
+        for later in reversed(salvaged):
+            rebuilt = merge_memory_note(rebuilt, later)
+        self._memo[key] = rebuilt
+        return rebuilt
+
+
+def rebuild_note(git: GitStore, notes_commit: str, commit: str) -> bytes | None:
+    """The note on `commit` in `notes_commit` with line-sort damage undone from history, or None if impossible."""
+    try:
+        return _Rebuilder(git).rebuild(notes_commit, commit)
+    except (_Unrepairable, StoreError):
+        return None
+
+
+def _scan(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
+    found: list[tuple[DamagedNote, bytes | None]] = []
+    for namespace, ref in sorted(git.memory_refs().items()):
+        tip = git.tip(ref)
+        if tip is None:
+            continue
+        rebuilder = _Rebuilder(git)
+        for commit, blob in sorted(git.notes_at(tip)):
+            data = git.read_blob(blob)
+            destroyed = line_sort_damage(data)
+            if not destroyed:
+                continue
+            try:
+                rebuilt: bytes | None = rebuilder.rebuild(tip, commit)
+            except _Unrepairable:
+                rebuilt = None
+            recoverable = len({e.text for e in split_entries(rebuilt) if e.is_entry}) if rebuilt else 0
+            found.append(
+                (
+                    DamagedNote(
+                        ref=ref,
+                        namespace=namespace,
+                        commit=commit,
+                        blob=blob,
+                        entries_destroyed=destroyed,
+                        damaged_by=rebuilder.origin if rebuilt is not None else None,
+                        repairable=rebuilt is not None,
+                        entries_recoverable=recoverable,
+                    ),
+                    rebuilt,
+                )
+            )
+    return found
+
+
+def diagnose(target: GitStore | MemoryStore | str | os.PathLike[str]) -> list[DamagedNote]:
+    """Every memory note whose current version a line-sorting merge destroyed; reads only."""
+    return [note for note, _ in _scan(git_of(target))]
+
+
+def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
+    """Rebuild every repairable damaged note into one new notes commit per ref, the damage kept in history.
+
+    Holds the repository lock (raises RepositoryBusy while a run holds it);
+    moves refs with compare-and-swap, so a capture racing the repair makes
+    it fail cleanly (StoreError) rather than lose the capture.
+    """
+    git = git_of(target)
+    with RepoLock(git.common_dir):
+        found = _scan(git)
+        repaired = [note for note, rebuilt in found if rebuilt is not None]
+        unrepairable = [note for note, rebuilt in found if rebuilt is None]
+        restored = sum(note.entries_recoverable for note in repaired)
+        if dry_run or not repaired:
+            return RepairReport(repaired=repaired, unrepairable=unrepairable, entries_restored=restored,
+                                dry_run=dry_run)
+        by_ref: dict[str, dict[str, bytes | None]] = {}
+        for note, rebuilt in found:
+            if rebuilt is not None:
+                by_ref.setdefault(note.ref, {})[note.commit] = rebuilt
+        tips = {ref: git.tip(ref) for ref in by_ref}
+        updates = {
+            ref: git.build_notes_commit(
+                tips[ref],
+                notes,
+                f"Notes repaired by 'memactors doctor --repair': {len(notes)} line-sorted notes rebuilt\n",
+                keep_layout=True,
+            )
+            for ref, notes in by_ref.items()
+        }
+        try:
+            git.move_refs(updates, tips, "memactors: doctor --repair")
+        except RefsMoved as exc:
+            raise StoreError(f"{exc}; nothing was repaired, run the repair again") from None
+        return RepairReport(repaired=repaired, unrepairable=unrepairable, refs_updated=updates,
+                            entries_restored=restored)
