@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import numpy as np
 import trio
@@ -11,7 +12,6 @@ from memactors.actors.clustering import (
     NeighbourGraph,
     components,
     duplicate_groups,
-    neighbour_pairs,
     split_oversized,
 )
 from memactors.actors.ports import Embedder
@@ -50,7 +50,7 @@ class Clusterer(Actor):
 
     def __init__(
         self, bus: Bus, embedder: Embedder, *, threshold: float, pair_threshold: float | None = None,
-        max_size: int = 20, crossover: int = 40_000,
+        max_size: int = 20, crossover: int | Callable[[], int] = 40_000,
     ) -> None:
         super().__init__(bus)
         self._embedder = embedder
@@ -128,15 +128,27 @@ class Clusterer(Actor):
             run_id=scanned.run_id, clusters=tuple(clusters), duplicate_of=duplicate_of, embedded=len(canon)
         )
 
+    @property
+    def knn(self) -> str | None:
+        """How the kept kNN graph was built: `exact`, `approximate`, or None before a run."""
+        if self._graph is None:
+            return None
+        return "approximate" if self._graph.approximate else "exact"
+
     def _neighbours(self, keys: list[str], vectors) -> list[tuple[int, int, float]]:
-        if len(keys) >= self._crossover:
-            self._graph = None
-            return neighbour_pairs(vectors, self._pair_threshold, crossover=self._crossover)
         graph = None
         if self._graph is not None:
             graph = self._graph.extended(keys, vectors, max_new=max(64, len(keys) // 20))
-        self._graph = graph if graph is not None else NeighbourGraph(keys, vectors)
-        return self._graph.pairs(self._pair_threshold)
+        if graph is None:
+            self._graph = None  # free the old graph before building the new one
+            crossover = self._crossover() if callable(self._crossover) else self._crossover
+            if len(keys) >= crossover:
+                progress.info("approximate kNN (pynndescent) over %d memories...", len(keys))
+                graph = NeighbourGraph.approximated(keys, vectors)
+            else:
+                graph = NeighbourGraph(keys, vectors)
+        self._graph = graph
+        return graph.pairs(self._pair_threshold)
 
     def _cluster(self, part: list[int], canon: list[Memory], vectors, touched, is_new) -> Cluster:
         part = sorted(part)  # canon is oldest first, so members are too

@@ -2,8 +2,9 @@
 
 Pure functions over numpy arrays (rows L2-normalised, so a dot product is
 a cosine). Exact kNN is blocked numpy; above `crossover` rows pynndescent
-builds an approximate graph instead (its numba compile costs ~30 s per
-process, so small stores never touch it).
+builds an approximate graph instead (its numba compile costs ~20-30 s per
+process, so small stores never touch it; a daemon compiles it in the
+background with `warm_up_approximate` and may then cross over earlier).
 """
 
 from __future__ import annotations
@@ -71,17 +72,49 @@ def neighbour_pairs(
 
 
 def _approximate_pairs(vectors: NDArray[np.float32], threshold: float, k: int) -> list[tuple[int, int, float]]:
+    n = len(vectors)
+    indices, sims = approximate_neighbours(vectors, k)
+    keep = sims >= threshold
+    rows = np.broadcast_to(np.arange(n)[:, None], indices.shape)[keep]
+    cols, vals = indices[keep], sims[keep]
+    low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+    codes, first = np.unique(low * n + high, return_index=True)
+    return [(int(c // n), int(c % n), float(vals[f])) for c, f in zip(codes, first)]
+
+
+def approximate_neighbours(vectors: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """Each row's `k` approximate nearest other rows, by pynndescent: (indices, cosines), best first."""
     from pynndescent import NNDescent  # heavy import and numba compile: only for big stores
 
-    index = NNDescent(vectors, metric="cosine", n_neighbors=k + 1, random_state=0, low_memory=True)
+    index = NNDescent(np.ascontiguousarray(vectors, dtype=np.float32), metric="cosine", n_neighbors=k + 1,
+                      random_state=0, low_memory=True)
     neighbours, distances = index.neighbor_graph
-    pairs: dict[tuple[int, int], float] = {}
-    for i, (row, dist) in enumerate(zip(neighbours, distances)):
-        for j, d in zip(row, dist):
-            value = 1.0 - float(d)
-            if int(j) != i and value >= threshold:
-                pairs[(min(i, int(j)), max(i, int(j)))] = value
-    return [(i, j, v) for (i, j), v in sorted(pairs.items())]
+    return without_self(np.asarray(neighbours, dtype=np.int64), (1.0 - distances).astype(np.float32), k)
+
+
+def without_self(indices: NDArray[np.int64], sims: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64],
+                                                                                          NDArray[np.float32]]:
+    """`k` of each row's `k + 1` candidates: its own index dropped or, when the search missed it,
+    its weakest candidate. Missing candidates (index -1) get cosine -inf, so no threshold keeps them."""
+    n = len(indices)
+    own = indices == np.arange(n)[:, None]
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), indices.shape[1] - 1)
+    keep = np.ones(indices.shape, dtype=bool)
+    keep[np.arange(n), drop] = False
+    idx = indices[keep].reshape(n, -1)[:, :k].copy()
+    val = sims[keep].reshape(n, -1)[:, :k].copy()
+    missing = idx < 0
+    idx[missing], val[missing] = 0, -np.inf
+    return idx, val
+
+
+def warm_up_approximate(dimensions: int = 384, rows: int = 2000) -> None:
+    """Compile pynndescent's numba code for this process, on random data, through the very call
+    `approximate_neighbours` makes (same dtype and options). Blocking for ~20-30 s the first time."""
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(rows, dimensions)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    approximate_neighbours(vectors, 15)
 
 
 def components(n: int, pairs: Sequence[tuple[int, int, float]]) -> list[list[int]]:
@@ -143,13 +176,16 @@ def split_oversized(
 
 
 class NeighbourGraph:
-    """Each row's `k` nearest rows (index, cosine), exact, kept between runs.
+    """Each row's `k` nearest rows (index, cosine), kept between runs: exact, or built by
+    pynndescent (`approximate`) for big stores.
 
     `extended` adds rows in O(new × n) instead of recomputing O(n²): new
-    rows get their own top k, and old rows take a new row in place of their
-    weakest neighbour when it is closer — the same lists a full computation
-    gives (up to ties).
+    rows get their own exact top k, and old rows take a new row in place of
+    their weakest neighbour when it is closer — the same lists a full exact
+    computation gives (up to ties) when the graph was exact.
     """
+
+    approximate = False
 
     def __init__(self, keys: Sequence[str], vectors: NDArray[np.float32], k: int = 15, block: int = 2048) -> None:
         self.keys = list(keys)
@@ -163,6 +199,18 @@ class NeighbourGraph:
         for start in range(0, n, block):
             rows = np.arange(start, min(n, start + block))
             self._fill(rows, vectors[rows] @ vectors.T)
+
+    @classmethod
+    def approximated(cls, keys: Sequence[str], vectors: NDArray[np.float32], k: int = 15) -> NeighbourGraph:
+        """The graph pynndescent finds (compiles numba unless warm); exact when there are too few rows
+        for an approximate search to make sense."""
+        if len(keys) <= 2 * (k + 1):
+            return cls(keys, vectors, k)
+        graph = cls.__new__(cls)
+        graph.keys, graph.vectors, graph.k = list(keys), vectors, min(k, max(0, len(keys) - 1))
+        graph.top_idx, graph.top_val = approximate_neighbours(vectors, graph.k)
+        graph.approximate = True
+        return graph
 
     def _fill(self, rows: NDArray[np.int64], sims: NDArray[np.float32]) -> None:
         sims[np.arange(len(rows)), rows] = -np.inf  # not its own neighbour
@@ -179,6 +227,7 @@ class NeighbourGraph:
             return None
         graph = NeighbourGraph.__new__(NeighbourGraph)
         graph.keys, graph.vectors, graph.k = list(keys), vectors, self.k
+        graph.approximate = self.approximate
         remap = np.empty(len(self.keys), dtype=np.int64)
         for position, key in enumerate(keys):
             if key in old:

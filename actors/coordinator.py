@@ -27,6 +27,10 @@ class Coordinator(Actor):
     - One run at a time; triggers during a run make one follow-up run.
     - After a completed run, the hook files it covered are released
       (`InboxConsumed`); a run that lost a race is requested again.
+    - A run that failed otherwise (disk full, repository unreadable) is
+      retried with its triggers, but no run starts before `retry_base *
+      2**(failures-1)` seconds (at most `retry_max`) after the last failure:
+      a fault that persists costs one attempt every few minutes, never a hot loop.
     - `DrainRequested`: start nothing more, answer `Drained` when idle.
     Timing uses trio's clock, so tests drive it with an autojump clock.
     """
@@ -36,10 +40,13 @@ class Coordinator(Actor):
     publishes = (RunRequested, InboxConsumed, Drained)
 
     def __init__(self, bus: Bus, clock: Clock, *, debounce: float = 2.0, quiet: float = 300.0,
-                 max_delay: float = 30.0) -> None:
+                 max_delay: float = 30.0, retry_base: float = 5.0, retry_max: float = 300.0) -> None:
         super().__init__(bus)
         self._clock = clock
         self._debounce, self._quiet, self._max_delay = debounce, quiet, max_delay
+        self._retry_base, self._retry_max = retry_base, retry_max
+        self._failures = 0
+        self._not_before = -math.inf  # after a failed run: no run before this (trio time)
         self._kinds: set[str] = set()
         self._full = False
         self._paths: list[str] = []
@@ -47,21 +54,28 @@ class Coordinator(Actor):
         self._due = math.inf
         self._running: str | None = None
         self._running_paths: list[str] = []
+        self._running_full = False
         self._draining = False
         self.runs_started = 0
 
     async def serve(self, inbox: trio.MemoryReceiveChannel[Event]) -> None:
         while True:
             event: Event | None = None
-            with trio.move_on_at(self._due if self._running is None and not self._draining else math.inf):
+            idle = self._running is None and not self._draining
+            with trio.move_on_at(self._start_at if idle else math.inf):
                 try:
                     event = await inbox.receive()
                 except trio.EndOfChannel:
                     return
             if event is not None:
                 await self.handle(event)
-            if self._running is None and not self._draining and trio.current_time() >= self._due:
+            if self._running is None and not self._draining and trio.current_time() >= self._start_at:
                 await self._start()
+
+    @property
+    def _start_at(self) -> float:
+        """When the pending triggers start a run (inf: none pending)."""
+        return max(self._due, self._not_before) if self._due < math.inf else math.inf
 
     async def handle(self, event: Event) -> None:
         now = trio.current_time()
@@ -78,7 +92,7 @@ class Coordinator(Actor):
             self._finished(event)
             if isinstance(event, RunCompleted) and self._running_paths:
                 await self.bus.publish(InboxConsumed(inbox_paths=tuple(self._running_paths)))
-            self._running, self._running_paths = None, []
+            self._running, self._running_paths, self._running_full = None, [], False
             if self._draining:
                 await self.bus.publish(Drained())
         elif isinstance(event, DrainRequested):
@@ -90,7 +104,7 @@ class Coordinator(Actor):
         started = self._clock.now()
         request = RunRequested(run_id=new_run_id(started), trigger="+".join(sorted(self._kinds)),
                                started_at=started, full=self._full)
-        self._running, self._running_paths = request.run_id, self._paths
+        self._running, self._running_paths, self._running_full = request.run_id, self._paths, self._full
         self._kinds, self._full, self._paths = set(), False, []
         self._first = self._due = math.inf
         self.runs_started += 1
@@ -98,6 +112,7 @@ class Coordinator(Actor):
 
     def _finished(self, event: RunCompleted | RunFailed) -> None:
         if isinstance(event, RunCompleted):
+            self._failures, self._not_before = 0, -math.inf
             r = event.report
             log.info("run %s (%s): %d memories, %d summaries, %d superseded, %d llm calls, %s, %.2f s",
                      r.run_id, r.trigger, r.memories_processed, r.summaries_created, r.supersessions_detected,
@@ -106,9 +121,17 @@ class Coordinator(Actor):
             for error in r.errors:
                 log.warning("run %s: %s", r.run_id, error)
             return
-        log.warning("run %s failed in %s: %s", event.run_id, event.actor, event.error)
-        if event.conflict:  # the store moved: try again soon on the new state
-            self._kinds.add("retry")
-            self._paths = self._running_paths + self._paths
-            self._first = min(self._first, trio.current_time())
-            self._due = min(self._due, trio.current_time() + self._debounce)
+        now = trio.current_time()
+        delay = self._debounce
+        if not event.conflict:  # the environment failed it: back off before the next attempt
+            self._failures += 1
+            delay = min(self._retry_max, self._retry_base * 2 ** (self._failures - 1))
+            self._not_before = now + delay
+        log.warning("run %s failed in %s: %s; %s in %.3g s", event.run_id, event.actor, event.error,
+                    "retrying on the new state" if event.conflict else "trying again", delay)
+        # the failed run's triggers are still owed a run (and its hook files their release)
+        self._kinds.add("retry")
+        self._full |= self._running_full
+        self._paths = self._running_paths + self._paths
+        self._first = min(self._first, now)
+        self._due = min(self._due, now + self._debounce)

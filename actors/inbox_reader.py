@@ -21,7 +21,8 @@ class InboxReader(LoopActor):
     A file is published once per process; if the daemon dies before the
     run it triggered completes, the file stays and the next reader (or
     `consolidate`) picks it up. Corrupt files are moved aside by the inbox
-    and logged once.
+    and logged once. An inbox that cannot be read or cleaned is logged once
+    per streak and polled again, never a crash loop.
     """
 
     name = "inbox"
@@ -33,10 +34,19 @@ class InboxReader(LoopActor):
         self._inbox = inbox
         self._interval = interval
         self._seen: set[str] = set()
+        self._failing = False
 
     async def run_loop(self) -> None:
         while True:
-            events, corrupt = await trio.to_thread.run_sync(self._inbox.pending)
+            try:
+                events, corrupt = await trio.to_thread.run_sync(self._inbox.pending)
+            except OSError as exc:
+                if not self._failing:
+                    log.warning("cannot read the hook inbox (%s); will keep trying", exc)
+                self._failing = True
+                await trio.sleep(self._interval)
+                continue
+            self._failing = False
             for path in corrupt:
                 log.warning("moved a corrupt inbox file aside: %s", path)
             for event in events:
@@ -48,5 +58,10 @@ class InboxReader(LoopActor):
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, InboxConsumed):
-            await trio.to_thread.run_sync(self._inbox.ack_paths, list(event.inbox_paths))
+            try:
+                await trio.to_thread.run_sync(self._inbox.ack_paths, list(event.inbox_paths))
+            except OSError as exc:
+                # kept as seen: this process will not publish them again; a restart costs one extra run
+                log.warning("could not remove consumed hook files (%s)", exc)
+                return
             self._seen.difference_update(event.inbox_paths)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import trio
 
 from memactors.actors.ports import MemoryCounter
@@ -10,11 +12,14 @@ from memactors.bus.bus import Bus
 from memactors.events.pipeline import Event, RunCompleted
 from memactors.events.trigger import TriggerFired
 
+log = logging.getLogger("memactors.daemon")
+
 
 class ThresholdWatcher(LoopActor):
     """Counts memories every `interval` seconds; fires `TriggerFired("threshold")` once the count
     is `threshold` above what the last completed run processed (a backstop for file-system
-    events a watcher can miss: network mounts, fetches into packed refs)."""
+    events a watcher can miss: network mounts, fetches into packed refs). A count that fails is
+    logged once per streak and skipped: a backstop must not crash-loop on a broken store."""
 
     name = "threshold"
     subscribes = (RunCompleted,)
@@ -27,11 +32,19 @@ class ThresholdWatcher(LoopActor):
         self._interval = interval
         self._baseline: int | None = None
         self._fired = False
+        self._failing = False
 
     async def run_loop(self) -> None:
         while True:
             await trio.sleep(self._interval)
-            count = await trio.to_thread.run_sync(self._counter.count)
+            try:
+                count = await trio.to_thread.run_sync(self._counter.count)
+            except Exception as exc:  # noqa: BLE001 - whatever the store raises, the backstop waits
+                if not self._failing:
+                    log.warning("cannot count memories (%s: %s); will try again", type(exc).__name__, exc)
+                self._failing = True
+                continue
+            self._failing = False
             if self._baseline is None:
                 self._baseline = count
             elif not self._fired and count - self._baseline >= self._threshold:

@@ -30,7 +30,8 @@ class ActivationLog:
         lines = [json.dumps({"key": key, "at": at.astimezone(timezone.utc).isoformat()}) for key in dict.fromkeys(keys)]
         if not lines:
             return None
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.parent.mkdir(exist_ok=True)  # never parents above: a vanished repository is not recreated
+        self.directory.mkdir(exist_ok=True)
         name = f"{at.astimezone(timezone.utc):%Y%m%dT%H%M%S%f}-{os.getpid()}-{secrets.token_hex(3)}.jsonl"
         target = self.directory / name
         tmp = self.directory / f".{name}.tmp"

@@ -685,6 +685,8 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+
     import trio
 
     from memactors.adapters.clock import SystemClock
@@ -701,7 +703,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     store = _open_store(args.repo, settings)
     store.check_readable()
     common = store.git.common_dir
-    with RepoLock(common):
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(RepoLock(common))
+        except OSError as exc:  # full disk, read-only file system: an environment error, not a traceback
+            print(f"memactors run: cannot write under {common / 'memactors'} ({exc.strerror or exc}); "
+                  "free some space or fix its permissions, then start it again", file=sys.stderr)
+            return EXIT_USAGE
         services = _services(store, settings, SystemClock())
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,

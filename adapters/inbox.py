@@ -9,6 +9,7 @@ triggered completed, so no event is lost when nobody is listening.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 INBOX_KINDS = ("commit", "stop", "session-end")
+log = logging.getLogger("memactors.inbox")
 
 
 def find_common_dir(start: Path) -> Path | None:
@@ -53,12 +55,14 @@ class Inbox:
     """`<common dir>/memactors/inbox`: `drop` appends, `pending` reads in order, `ack` removes.
 
     A file that cannot be read as an event is moved to `inbox/corrupt/`
-    and reported once by `pending`, never retried.
+    and reported once by `pending`, never retried; one that cannot even be
+    moved (disk full, read-only) is logged once and ignored by this instance.
     """
 
     def __init__(self, common_dir: Path) -> None:
         self.directory = common_dir / "memactors" / "inbox"
         self.corrupt_directory = self.directory / "corrupt"
+        self._unmovable: set[Path] = set()
 
     def drop(self, kind: str, payload: dict[str, Any] | None = None) -> Path:
         if kind not in INBOX_KINDS:
@@ -79,6 +83,8 @@ class Inbox:
         events: list[InboxEvent] = []
         corrupt: list[Path] = []
         for path in sorted(self.directory.glob("*.json")):
+            if path in self._unmovable:
+                continue
             try:
                 doc = json.loads(path.read_text())
                 kind, at, payload = doc["kind"], float(doc["at"]), doc.get("payload") or {}
@@ -87,13 +93,16 @@ class Inbox:
             except FileNotFoundError:
                 continue  # acked by another reader meanwhile
             except (OSError, ValueError, KeyError, TypeError):
-                self.corrupt_directory.mkdir(parents=True, exist_ok=True)
                 moved = self.corrupt_directory / path.name
                 try:
+                    self.corrupt_directory.mkdir(exist_ok=True)
                     os.replace(path, moved)
                     corrupt.append(moved)
-                except OSError:
-                    pass
+                except FileNotFoundError:
+                    pass  # acked by another reader meanwhile
+                except OSError as exc:
+                    self._unmovable.add(path)
+                    log.warning("corrupt inbox file %s could not be moved aside (%s); ignoring it", path, exc)
                 continue
             events.append(InboxEvent(path=path, kind=kind, at=at, payload=payload))
         return events, corrupt
@@ -102,8 +111,14 @@ class Inbox:
         self.ack_paths([str(event.path) for event in events])
 
     def ack_paths(self, paths: list[str] | tuple[str, ...]) -> None:
+        """Remove every file of `paths` that can be; then raise the first OSError, if any."""
+        failed: OSError | None = None
         for path in paths:
             try:
                 Path(path).unlink()
             except FileNotFoundError:
                 pass
+            except OSError as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,13 +74,14 @@ class ReadCache:
         header = {"version": READ_MODEL_VERSION, "run_id": model.run_id, "generated_at": model.generated_at.isoformat(),
                   "model_id": model_id, "memory_tips": model.memory_tips}
         entries = _ENTRIES.dump_json(list(model.entries))
-        self.directory.mkdir(parents=True, exist_ok=True)
-        target = self.directory / RECALL_FILE
-        tmp = self.directory / f".{RECALL_FILE}.tmp{os.getpid()}"
-        with tmp.open("wb") as handle:
+        self.directory.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
+
+        def recall_index(handle) -> None:
             np.savez(handle, header=_bytes(json.dumps(header).encode()), entries=_bytes(entries), vectors=vectors)
-        os.replace(tmp, target)
-        _write_json(self.directory / CONTEXT_FILE, context_document(model))
+
+        _replace(self.directory / RECALL_FILE, recall_index)
+        context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
+        _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
 
     # --- read ----------------------------------------------------------------------
 
@@ -139,7 +141,13 @@ def _bytes(data: bytes) -> NDArray[np.uint8]:
     return np.frombuffer(data, dtype=np.uint8)
 
 
-def _write_json(path: Path, document: dict[str, Any]) -> None:
+def _replace(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write `path` through a temporary file and a rename; on failure (a full disk) leave no temporary behind."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
-    os.replace(tmp, path)
+    try:
+        with tmp.open("wb") as handle:
+            write(handle)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -105,8 +105,9 @@ def build_services(
                     activations=ActivationLog(store.git.common_dir))
 
 
-def pipeline_children(services: Services) -> list[ChildSpec]:
-    """The consolidation actors, in pipeline order."""
+def pipeline_children(services: Services, crossover: Callable[[], int] | None = None) -> list[ChildSpec]:
+    """The consolidation actors, in pipeline order. `crossover`, when given, is asked at each full kNN
+    build for the store size from which pynndescent replaces exact kNN (the daemon lowers it once warm)."""
     settings, store, clock = services.settings, services.store, services.clock
     policy = settings.retention_policy()
     children = [ChildSpec("scanner", lambda bus: Scanner(bus, store, services.activations))]
@@ -116,7 +117,7 @@ def pipeline_children(services: Services) -> list[ChildSpec]:
             ChildSpec("clusterer", lambda bus: Clusterer(
                 bus, embedder, threshold=settings.cluster_threshold, pair_threshold=settings.pair_threshold,
                 max_size=settings.max_cluster_size,
-                crossover=settings.knn_crossover)),
+                crossover=crossover or settings.knn_crossover)),
             ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock)),
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold)),
         ]

@@ -42,6 +42,20 @@ class SupervisorGaveUp(RuntimeError):
     """A child crashed more than `max_restarts` times within `within_seconds`."""
 
 
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of (possibly nested) exception groups: what actually went wrong."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: first line` of the root cause, for one-line logs and messages."""
+    cause = root_cause(exc)
+    lines = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {lines[0]}" if lines else type(cause).__name__
+
+
 class Supervisor:
     """Runs every child in one nursery; restarts crashed children within a budget.
 
@@ -51,6 +65,9 @@ class Supervisor:
     its run has been told through `RunFailed`). Exceeding the budget
     raises `SupervisorGaveUp`, which cancels every child. `run` returns
     when every child has returned, i.e. after `bus.close()` and drain.
+    With `backoff` > 0 the n-th crash within the window waits
+    `backoff * 2**(n-1)` seconds (at most `max_backoff`) before the restart,
+    so a child that fails at once on start cannot spin through its budget.
     """
 
     def __init__(
@@ -60,11 +77,15 @@ class Supervisor:
         *,
         max_restarts: int = 3,
         within_seconds: float = 5.0,
+        backoff: float = 0.0,
+        max_backoff: float = 30.0,
     ) -> None:
         self.bus = bus
         self.children = tuple(children)
         self.max_restarts = max_restarts
         self.within_seconds = within_seconds
+        self.backoff = backoff
+        self.max_backoff = max_backoff
         self.restarts: dict[str, int] = {spec.name: 0 for spec in self.children}
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -81,10 +102,11 @@ class Supervisor:
     async def _keep(self, spec: ChildSpec, inbox: trio.MemoryReceiveChannel, actor: Actor) -> None:
         crashes: deque[float] = deque()
         while True:
+            delay = 0.0
             try:
                 await actor.serve(inbox)
             except Exception as exc:
-                log.error("actor %s crashed: %s: %s", spec.name, type(exc).__name__, exc)
+                log.error("actor %s crashed: %s", spec.name, describe(exc))
                 if spec.restart is Restart.TEMPORARY:
                     return
                 now = trio.current_time()
@@ -93,12 +115,18 @@ class Supervisor:
                 if len(crashes) >= self.max_restarts:
                     raise SupervisorGaveUp(
                         f"actor {spec.name} crashed {len(crashes) + 1} times within "
-                        f"{self.within_seconds:g} s"
+                        f"{self.within_seconds:g} s; last: {describe(exc)}"
                     ) from exc
                 crashes.append(now)
+                if self.backoff > 0:
+                    delay = min(self.max_backoff, self.backoff * 2 ** (len(crashes) - 1))
             else:
                 if spec.restart is not Restart.PERMANENT or self.bus.closed:
                     return
             self.restarts[spec.name] += 1
-            log.info("restarting actor %s", spec.name)
+            if delay:
+                log.info("restarting actor %s in %.3g s", spec.name, delay)
+                await trio.sleep(delay)  # its inbox keeps what arrives meanwhile (bounded: publishers wait)
+            else:
+                log.info("restarting actor %s", spec.name)
             actor = spec.factory(self.bus)

@@ -147,3 +147,89 @@ async def test_the_threshold_fires_once_per_n_new_memories() -> None:
         await trio.sleep(0.6)
         assert len(world.started) == 2  # 55 more: once more, not every interval
         nursery.cancel_scope.cancel()
+
+
+class FailingWorld(World):
+    """A pretend pipeline whose runs fail (the disk is full) until `healthy` is set."""
+
+    def __init__(self) -> None:
+        super().__init__(run_seconds=1)
+        self.healthy = False
+
+    async def pipeline(self) -> None:
+        from memactors.events.pipeline import RunFailed
+
+        async for request in self.requests:
+            self.started.append((trio.current_time(), request))
+            await trio.sleep(self.run_seconds)
+            if self.healthy:
+                report = RunReport(run_id=request.run_id, trigger=request.trigger, started_at=NOW, phase="completed")
+                await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
+            else:
+                await self.bus.publish(RunFailed(run_id=request.run_id, actor="persister",
+                                                 error="OSError: No space left on device"))
+
+
+async def test_failed_runs_are_retried_with_back_off_whatever_triggers_arrive(
+        autojump_clock: trio.testing.MockClock) -> None:
+    world = FailingWorld()
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=2, max_delay=3, retry_base=5, retry_max=40)
+        await world.bus.publish(TriggerFired(kind="commit", inbox_paths=("hook",)))
+        for _ in range(300):  # a capture every second for five minutes: no run may follow each one
+            await world.bus.publish(TriggerFired(kind="notes"))
+            await trio.sleep(1)
+        starts = [t for t, _ in world.started]
+        gaps = [round(b - a) for a, b in zip(starts, starts[1:])]
+        assert gaps[:4] == [1 + 5, 1 + 10, 1 + 20, 1 + 40] and set(gaps[4:]) == {1 + 40}
+        assert world.started[0][1].trigger == "commit+notes" and "retry" in world.started[1][1].trigger
+        world.healthy = True
+        await trio.sleep(60)
+        assert (await world.consumed.receive()).inbox_paths == ("hook",)  # released by the run that completed
+        recovered = len(world.started)
+        await world.bus.publish(TriggerFired(kind="notes"))
+        await trio.sleep(5)
+        assert len(world.started) == recovered + 1
+        assert world.started[-1][0] - world.started[-2][0] < 40  # success reset the back-off: debounce only
+        nursery.cancel_scope.cancel()
+
+
+class BrokenThenFixedCounter:
+    """A MemoryCounter over a real path: a repository that does not exist yet, then does."""
+
+    def __init__(self, path) -> None:
+        from memactors.adapters.memory_counter import StoreCounter
+
+        self.inner = StoreCounter(path, "refs/notes/mem")
+
+    def count(self) -> int:
+        return self.inner.count()
+
+
+async def test_the_threshold_backstop_survives_a_store_it_cannot_read(tmp_path, git_env, caplog) -> None:
+    """Real (short) time, as above: the counter runs in a worker thread."""
+    import subprocess
+
+    from memactors.actors.threshold_watcher import ThresholdWatcher
+    from tests.conftest import Repo
+
+    path = tmp_path / "later"
+    world = World(run_seconds=0.01, processed=lambda: 0)
+    async with trio.open_nursery() as nursery:
+        await world.start(nursery, debounce=0.01)
+        supervisor = Supervisor(world.bus, [ChildSpec("threshold", lambda bus: ThresholdWatcher(
+            bus, BrokenThenFixedCounter(path), threshold=1, interval=0.05))])
+        await nursery.start(supervisor.run)
+        await trio.sleep(0.5)  # about ten failed counts
+        assert supervisor.restarts["threshold"] == 0
+        assert sum("cannot count memories" in r.getMessage() for r in caplog.records) == 1
+        subprocess.run(["git", "init", "-q", str(path)], check=True)
+        repo = Repo(path)
+        repo.commit("initial")
+        await trio.sleep(0.3)  # baseline 0
+        repo.capture("decisions", "Counted once the store exists")
+        with trio.fail_after(10):
+            while not world.started:
+                await trio.sleep(0.05)
+        assert [r.trigger for _, r in world.started] == ["threshold"]
+        nursery.cancel_scope.cancel()

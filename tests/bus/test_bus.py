@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import pytest
 import trio
+import trio.testing
 
-from memactors.bus.actor import Actor
+from memactors.bus.actor import Actor, LoopActor
 from memactors.bus.bus import Bus
 from memactors.bus.join import RunJoin
-from memactors.bus.supervisor import ChildSpec, Restart, Supervisor, SupervisorGaveUp
+from memactors.bus.supervisor import ChildSpec, Restart, Supervisor, SupervisorGaveUp, root_cause
 from memactors.events.pipeline import Event, RunEvent, RunFailed, SupersessionsJudged
 
 
@@ -109,3 +110,27 @@ def test_a_join_waits_for_optional_events_only_when_someone_publishes_them() -> 
     done = join.add(SupersessionsJudged(run_id="b", superseded_by={}))
     assert done is not None and set(done) == {Ping, SupersessionsJudged}
     assert join.pending_runs == 0
+
+
+class CannotStart(LoopActor):
+    """Fails as soon as it starts, as a watcher of a deleted directory does."""
+
+    name = "cannot-start"
+
+    async def run_loop(self) -> None:
+        raise FileNotFoundError("/gone/.git")
+
+
+@pytest.mark.parametrize(("backoff", "gives_up_at"), [(0.0, 0.0), (1.0, 1 + 2 + 4)])
+async def test_restarts_back_off_so_a_child_failing_at_start_cannot_spin(
+        autojump_clock: trio.testing.MockClock, backoff: float, gives_up_at: float) -> None:
+    bus = Bus()
+    supervisor = Supervisor(bus, [ChildSpec("watcher", CannotStart)], max_restarts=3, within_seconds=60,
+                            backoff=backoff)
+    with pytest.RaisesGroup(SupervisorGaveUp, flatten_subgroups=True, allow_unwrapped=True) as caught:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(supervisor.run)
+            await trio.sleep_forever()
+    assert trio.current_time() == gives_up_at and supervisor.restarts["watcher"] == 3
+    message = str(root_cause(caught.value))
+    assert "crashed 4 times" in message and "FileNotFoundError: /gone/.git" in message  # the cause, not a group
