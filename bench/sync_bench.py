@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,10 @@ from pathlib import Path
 
 import pygit2
 
-from memactors.adapters.git_store import GitStore
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.consolidate_bench import machine  # noqa: E402
+from memactors.adapters.git_store import GitStore  # noqa: E402
 from memactors.adapters.memory_store import MemoryStore
 from memactors.adapters.note_format import serialize_entry, stripspace
 from memactors.adapters.sync import sync
@@ -40,14 +42,6 @@ NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 NAMESPACES = ("decisions", "learnings", "progress", "blockers", "patterns",
               "research", "reviews", "inception", "elicitation", "retrospective")
 PER_NOTE = 8
-
-
-def machine() -> dict[str, str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "python": platform.python_version(),
-            "pygit2": pygit2.__version__, "libgit2": pygit2.LIBGIT2_VERSION, "git": git}
 
 
 def git(path: Path, *args: str) -> str:
