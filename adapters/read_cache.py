@@ -15,6 +15,7 @@ next run cannot rebuild.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -62,10 +63,20 @@ class ReadCache:
     def __init__(self, common_dir: Path, embedder: Embedder | None = None) -> None:
         self.directory = common_dir / "memactors"
         self._embedder = embedder
+        self._written: bytes | None = None  # digest of what this instance last wrote
 
     # --- write ---------------------------------------------------------------------
 
     def write(self, model: ReadModel) -> None:
+        """Store `model`; skipped when this instance already wrote the same entries and files are there
+        (a daemon's runs that change nothing then cost no embedding lookups and no 15 MB rewrite)."""
+        entries = _ENTRIES.dump_json(list(model.entries))
+        # memory keys hash their content; a summary's text can change under the same id, so it counts too
+        summary_texts = [t for e, t in zip(model.entries, model.embedding_texts) if e.kind is EntryKind.SUMMARY]
+        digest = hashlib.sha256(entries + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
+        if digest == self._written and (self.directory / RECALL_FILE).exists() \
+                and (self.directory / CONTEXT_FILE).exists():
+            return
         vectors = np.zeros((0, 0), dtype=np.float16)
         model_id = None
         if self._embedder is not None and model.embedding_texts:
@@ -73,7 +84,6 @@ class ReadCache:
             model_id = self._embedder.model_id
         header = {"version": READ_MODEL_VERSION, "run_id": model.run_id, "generated_at": model.generated_at.isoformat(),
                   "model_id": model_id, "memory_tips": model.memory_tips}
-        entries = _ENTRIES.dump_json(list(model.entries))
         self.directory.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
 
         def recall_index(handle) -> None:
@@ -82,6 +92,7 @@ class ReadCache:
         _replace(self.directory / RECALL_FILE, recall_index)
         context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
+        self._written = digest
 
     # --- read ----------------------------------------------------------------------
 
