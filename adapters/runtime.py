@@ -10,7 +10,6 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 import trio
 
