@@ -391,6 +391,7 @@ def _memory_json(view) -> dict[str, Any]:
     return {
         "id": memory.id,
         "upstream_id": memory.upstream_id,
+        "aliases": list(memory.aliases),
         "key": memory.key,
         "namespace": memory.namespace,
         "commit": memory.commit,
@@ -451,6 +452,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     ]
     if found.memory.upstream_id != found.memory.id:
         lines.append(f"  alias      {found.memory.upstream_id} (git-notes-memory's numbering)")
+    lines += [f"  alias      {alias} (the same entry on another commit)" for alias in found.memory.aliases]
     if found.memory.tags:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
     if found.meta and found.meta.superseded_by:

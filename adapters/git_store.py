@@ -96,6 +96,13 @@ class GitStore:
         except pygit2.GitError:
             return None
 
+    def commit_time(self, commit: str) -> int | None:
+        """The committer time of `commit`, or None when it is not in the object database."""
+        try:
+            return self.repo[commit].commit_time
+        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+            return None
+
     def memory_refs(self) -> dict[str, str]:
         """namespace -> ref for every notes ref under the base (with its slash)."""
         prefix = self.notes_base + "/"
@@ -256,14 +263,18 @@ class GitStore:
     # --- config --------------------------------------------------------------------
 
     def ensure_rewrite_refs(self, refs: list[str]) -> None:
-        """Add `refs` to notes.rewriteRef so rebases and amends carry them."""
+        """Add those of `refs` that exist to notes.rewriteRef so rebases and amends carry them.
+
+        A ref not yet created is left for a later call: git warns "notes ref ... is
+        invalid" on every amend and rebase while a configured ref is missing.
+        """
         config = self.repo.config
         try:
             present = set(config.get_multivar("notes.rewriteRef"))
         except pygit2.GitError:
             present = set()
         for ref in refs:
-            if ref not in present:
+            if ref not in present and self.tip(ref) is not None:
                 config.set_multivar("notes.rewriteRef", "^" + ref.replace(".", r"\.") + "$", ref)
 
     # --- capture --------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memactors.actors.ports import ScanOutcome, StateChange, StateConflict
@@ -19,6 +20,7 @@ from memactors.adapters.state_codec import (
     encode_runs_note,
     encode_summaries_note,
 )
+from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.state import StateSnapshot
 
@@ -35,7 +37,10 @@ class MemoryStore:
 
     Scans parse only notes whose blob is not in the parse cache; the
     cache is saved after each scan asked to `remember`. Duplicate entries
-    (same stable key) count once, the rest as `duplicate_entry`.
+    (same stable key) count once, the rest as `duplicate_entry`; the copy
+    kept is the one on the most recently committed commit (a rebase leaves
+    the old note behind on a commit no branch reaches) and the others'
+    positional IDs become its aliases.
     """
 
     def __init__(self, git: GitStore) -> None:
@@ -56,7 +61,14 @@ class MemoryStore:
         self, namespaces: tuple[str, ...] | None, *, remember: bool = True, reparse: bool = False
     ) -> ScanOutcome:
         outcome = ScanOutcome(memories=[])
-        seen: set[str] = set()
+        seen: dict[str, int] = {}  # key -> position in outcome.memories
+        times: dict[str, int] = {}
+
+        def committed(commit: str) -> int:
+            if commit not in times:
+                times[commit] = self.git.commit_time(commit) or -1
+            return times[commit]
+
         for namespace, ref in sorted(self.git.memory_refs().items()):
             if namespaces is not None and namespace not in namespaces:
                 continue
@@ -71,10 +83,12 @@ class MemoryStore:
                 outcome.skipped.update(parse.skipped)
                 outcome.warnings.update(parse.warnings)
                 for memory in parse.memories:
-                    if memory.key in seen:
+                    position = seen.get(memory.key)
+                    if position is not None:
                         outcome.skipped["duplicate_entry"] += 1
+                        outcome.memories[position] = one_of(outcome.memories[position], memory, committed)
                         continue
-                    seen.add(memory.key)
+                    seen[memory.key] = len(outcome.memories)
                     outcome.memories.append(memory)
         if remember:
             self.cache.save()
@@ -153,3 +167,11 @@ class MemoryStore:
         except UnreadableState as exc:
             raise StoreError(f"{RUNS_REF}: {exc}") from None
         return next((run for run in reversed(runs) if run.get("run_id") == run_id), runs[-1] if runs else None)
+
+
+def one_of(kept: Memory, copy: Memory, committed: Callable[[str], int]) -> Memory:
+    """One memory from two identical entries: the later-committed one, answering to both's IDs."""
+    newer = copy if copy.commit != kept.commit and committed(copy.commit) > committed(kept.commit) else kept
+    own = {newer.id, newer.upstream_id}
+    aliases = tuple(dict.fromkeys(i for m in (kept, copy) for i in m.positional_ids() if i not in own))
+    return newer.model_copy(update={"aliases": aliases})

@@ -10,17 +10,15 @@ here touches git: callers hand in bytes and decoded records.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from memactors.adapters.note_format import _find_blocks
-from memactors.adapters.state_codec import UnreadableState, decode_runs_note
+from memactors.adapters.state_codec import UnreadableState, decode_runs_note, encode_runs
 from memactors.events.edge import Edge, EdgeType
 from memactors.events.metadata import MemoryMeta
-from memactors.events.report import RUN_SCHEMA_VERSION
 
 _EPOCH = datetime.min.replace(tzinfo=timezone.utc)
 _IDENTITY_PREFIXES = ("timestamp:", "type:")
@@ -228,39 +226,6 @@ def three_way(
     return merged
 
 
-def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
-    if a is None or b is None:
-        return a if b is None else b
-    return max(a, b)
-
-
-def merge_meta(local: MemoryMeta, remote: MemoryMeta) -> MemoryMeta:
-    """One memory's metadata from both sides, field by field.
-
-    Highest activation count, latest last access, earliest creation; a
-    supersession or consolidation from either side (local first). Tier and
-    placement stay local: the next run recomputes the tier.
-    """
-    superseded = local.superseded_by or remote.superseded_by
-    return local.model_copy(
-        update={
-            "created": min(local.created, remote.created),
-            "last_access": _latest(local.last_access, remote.last_access),
-            "activation_count": max(local.activation_count, remote.activation_count),
-            "superseded_by": superseded,
-            "consolidated_into": local.consolidated_into or remote.consolidated_into,
-            "cluster_id": local.cluster_id or remote.cluster_id,
-        }
-    )
-
-
-def merge_edge(local: Edge, remote: Edge) -> Edge:
-    """One edge from both sides: a user's decision (`resolution`) from either side wins, else local."""
-    if local.resolution is None and remote.resolution is not None:
-        return remote
-    return local
-
-
 def prefer_local(local: R, remote: R) -> R:
     """Same ID, different content (two runs summarised the same cluster): local stands."""
     return local
@@ -303,12 +268,6 @@ def _started(run: Mapping[str, Any]) -> datetime:
     except ValueError:
         return _EPOCH
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-
-
-def encode_runs(runs: Iterable[Mapping[str, Any]]) -> bytes:
-    """A run note in the layout `state_codec.encode_runs_note` writes."""
-    body = ",\n".join(json.dumps(run, sort_keys=True) for run in runs)
-    return f'{{"schema_version":{RUN_SCHEMA_VERSION},"runs":[\n{body}\n]}}\n'.encode()
 
 
 def merge_runs_note(local: bytes, remote: bytes) -> bytes:

@@ -1,21 +1,28 @@
 """JSON records in our state refs: one note per commit, `schema_version` on every note.
 
 Metadata notes put one memory per line so `git notes --ref=refs/notes/mem-meta
-show <commit>` stays readable and diffs stay small.
+show <commit>` stays readable and diffs stay small. A note may hold several
+JSON documents one after another: git's default `notes.rewriteMode=concatenate`
+joins the notes of commits a rebase squashes. Decoders read them all and
+union the records (a record twice merges as sync would merge it); the next
+run that touches the note writes it back as one document.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memactors.events.edge import EDGE_SCHEMA_VERSION, Edge
-from memactors.events.metadata import META_SCHEMA_VERSION, MemoryMeta
+from memactors.events.edge import EDGE_SCHEMA_VERSION, Edge, merge_edge
+from memactors.events.metadata import META_SCHEMA_VERSION, MemoryMeta, merge_meta
 from memactors.events.report import RUN_SCHEMA_VERSION, RunReport
 from memactors.events.summary import SUMMARY_SCHEMA_VERSION, Summary
+
+
+R = TypeVar("R")
 
 
 class UnreadableState(ValueError):
@@ -45,31 +52,79 @@ def encode_meta_note(records: Iterable[MemoryMeta]) -> bytes:
 def decode_meta_note(commit: str, data: bytes) -> list[MemoryMeta]:
     """Records of one metadata note, validated in one pass (100k records load in well under a second)."""
     try:
-        note = _MetaNote.model_validate_json(data)
+        notes = [_MetaNote.model_validate_json(data)]
     except ValidationError as exc:
-        _decode_keyed(commit, data, META_SCHEMA_VERSION, "memories", "metadata")  # names a version problem
+        documents = _documents(commit, data, "metadata")
+        if len(documents) == 1:
+            _decode_keyed(commit, data, META_SCHEMA_VERSION, "memories", "metadata")  # names a version problem
+            raise UnreadableState(f"metadata note on {commit[:12]} is malformed: {exc.error_count()} errors") from None
+        notes = [_validated_meta(commit, document) for document in documents]
+    merged: dict[str, MemoryMeta] = {}
+    for note in notes:
+        if note.schema_version > META_SCHEMA_VERSION:
+            _check_version({"schema_version": note.schema_version}, META_SCHEMA_VERSION, "metadata")
+        for key, record in note.memories.items():
+            merged[key] = merge_meta(merged[key], record) if key in merged else record
+    return [m if m.commit == commit else m.model_copy(update={"commit": commit}) for m in merged.values()]
+
+
+def _validated_meta(commit: str, document: Any) -> _MetaNote:
+    _check_version(document, META_SCHEMA_VERSION, "metadata")
+    try:
+        return _MetaNote.model_validate(document)
+    except ValidationError as exc:
         raise UnreadableState(f"metadata note on {commit[:12]} is malformed: {exc.error_count()} errors") from None
-    if note.schema_version > META_SCHEMA_VERSION:
-        _check_version({"schema_version": note.schema_version}, META_SCHEMA_VERSION, "metadata")
-    return [m if m.commit == commit else m.model_copy(update={"commit": commit}) for m in note.memories.values()]
+
+
+def _documents(commit: str, data: bytes, what: str) -> list[Any]:
+    """The JSON documents of a note, in order; at least one."""
+    where = f"{what} note on {commit[:12]}" if commit else f"{what} note"
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise UnreadableState(f"{where} is not JSON") from None
+    decoder, documents, position = json.JSONDecoder(), [], 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            break
+        try:
+            document, position = decoder.raw_decode(text, position)
+        except ValueError:
+            raise UnreadableState(f"{where} is not JSON") from None
+        documents.append(document)
+    if not documents:
+        raise UnreadableState(f"{where} is empty")
+    return documents
+
+
+def encode_runs(runs: Iterable[Mapping[str, Any]]) -> bytes:
+    """A run note holding `runs` in the given order, one record per line."""
+    body = ",\n".join(json.dumps(run, sort_keys=True) for run in runs)
+    return f'{{"schema_version":{RUN_SCHEMA_VERSION},"runs":[\n{body}\n]}}\n'.encode()
 
 
 def encode_runs_note(existing: bytes | None, report: RunReport) -> bytes:
     runs = decode_runs_note(existing) if existing else []
     runs.append(json.loads(report.model_dump_json()))
-    body = ",\n".join(json.dumps(run, sort_keys=True) for run in runs)
-    return f'{{"schema_version":{RUN_SCHEMA_VERSION},"runs":[\n{body}\n]}}\n'.encode()
+    return encode_runs(runs)
 
 
-def decode_runs_note(data: bytes) -> list[dict[str, Any]]:
-    try:
-        doc = json.loads(data)
-    except ValueError:
-        raise UnreadableState("run note is not JSON") from None
-    doc = _check_version(doc, RUN_SCHEMA_VERSION, "run")
-    runs = doc.get("runs")
-    if not isinstance(runs, list):
-        raise UnreadableState("run note has no runs list")
+def decode_runs_note(data: bytes, commit: str = "") -> list[dict[str, Any]]:
+    """The run records of one note, oldest document first, each run ID once."""
+    runs: list[dict[str, Any]] = []
+    seen: set[Any] = set()
+    for document in _documents(commit, data, "run"):
+        document = _check_version(document, RUN_SCHEMA_VERSION, "run")
+        listed = document.get("runs")
+        if not isinstance(listed, list):
+            raise UnreadableState("run note has no runs list")
+        for run in listed:
+            run_id = run.get("run_id") if isinstance(run, dict) else None
+            if run_id is None or run_id not in seen:
+                seen.add(run_id)
+                runs.append(run)
     return runs
 
 
@@ -78,16 +133,24 @@ def _encode_keyed(version: int, field: str, records: Iterable[tuple[str, str]]) 
     return (f'{{"schema_version":{version},"{field}":{{\n' + ",\n".join(lines) + "\n}}\n").encode()
 
 
-def _decode_keyed(commit: str, data: bytes, version: int, field: str, what: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(data)
-    except ValueError:
-        raise UnreadableState(f"{what} note on {commit[:12]} is not JSON") from None
-    doc = _check_version(doc, version, what)
-    records = doc.get(field)
-    if not isinstance(records, dict):
-        raise UnreadableState(f"{what} note on {commit[:12]} has no {field} object")
+def _decode_keyed(commit: str, data: bytes, version: int, field: str, what: str) -> list[dict[str, Any]]:
+    """The records of every document of a keyed note, in order (an ID may repeat across documents)."""
+    records: list[dict[str, Any]] = []
+    for document in _documents(commit, data, what):
+        document = _check_version(document, version, what)
+        listed = document.get(field)
+        if not isinstance(listed, dict):
+            raise UnreadableState(f"{what} note on {commit[:12]} has no {field} object")
+        records.extend(listed.values())
     return records
+
+
+def _union(records: Iterable[R], key: Callable[[R], str], merge: Callable[[R, R], R]) -> list[R]:
+    merged: dict[str, R] = {}
+    for record in records:
+        rid = key(record)
+        merged[rid] = merge(merged[rid], record) if rid in merged else record
+    return list(merged.values())
 
 
 def encode_summaries_note(records: Iterable[Summary]) -> bytes:
@@ -96,7 +159,8 @@ def encode_summaries_note(records: Iterable[Summary]) -> bytes:
 
 def decode_summaries_note(commit: str, data: bytes) -> list[Summary]:
     records = _decode_keyed(commit, data, SUMMARY_SCHEMA_VERSION, "summaries", "summary")
-    return [Summary.model_validate(fields) for fields in records.values()]
+    # Two documents only summarise one cluster twice when both commits saw the same run: keep the first.
+    return _union((Summary.model_validate(fields) for fields in records), lambda s: s.id, lambda a, _: a)
 
 
 def encode_edges_note(records: Iterable[Edge]) -> bytes:
@@ -107,4 +171,4 @@ def encode_edges_note(records: Iterable[Edge]) -> bytes:
 
 def decode_edges_note(commit: str, data: bytes) -> list[Edge]:
     records = _decode_keyed(commit, data, EDGE_SCHEMA_VERSION, "edges", "edge")
-    return [Edge.model_validate(fields) for fields in records.values()]
+    return _union((Edge.model_validate(fields) for fields in records), lambda e: e.id, merge_edge)

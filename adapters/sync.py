@@ -39,9 +39,7 @@ from memactors.adapters.notes_merge import (
     apply_resolutions,
     entry_texts,
     line_sort_damage,
-    merge_edge,
     merge_memory_note,
-    merge_meta,
     merge_runs_note,
     prefer_local,
     three_way,
@@ -57,8 +55,8 @@ from memactors.adapters.state_codec import (
     encode_meta_note,
     encode_summaries_note,
 )
-from memactors.events.edge import Edge
-from memactors.events.metadata import MemoryMeta
+from memactors.events.edge import Edge, merge_edge
+from memactors.events.metadata import MemoryMeta, merge_meta
 
 #: Where fetched refs land: `refs/notes/X` of remote R is `refs/memactors/remotes/R/notes/X`.
 TRACKING_ROOT = "refs/memactors/remotes"

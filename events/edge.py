@@ -48,3 +48,10 @@ class Edge(BaseModel):
 
 def edge_id(source_key: str, target_key: str, edge_type: str) -> str:
     return hashlib.sha256(f"{source_key}\0{target_key}\0{edge_type}".encode()).hexdigest()[:16]
+
+
+def merge_edge(local: Edge, remote: Edge) -> Edge:
+    """One edge from two records of it: a user's decision (`resolution`) from either wins, else local."""
+    if local.resolution is None and remote.resolution is not None:
+        return remote
+    return local

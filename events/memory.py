@@ -40,7 +40,9 @@ class Memory(BaseModel):
 
     `id` is the positional ID counting entries of the note from 0;
     `upstream_id` is the ID git-notes-memory assigned at capture, which
-    drifts from `id` once an earlier body holds a `---` line. Both resolve.
+    drifts from `id` once an earlier body holds a `---` line. `aliases` are
+    the positional IDs of identical copies elsewhere (a rebase copies notes
+    to the new commits and leaves the old ones). All of them resolve.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -58,6 +60,7 @@ class Memory(BaseModel):
     phase: str | None = None
     status: str | None = None
     relates_to: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -71,7 +74,7 @@ class Memory(BaseModel):
         """True when `memory_id` names this memory in any accepted form.
 
         Accepted: the full or 7-char short sha form of either positional
-        ID, or the stable key itself.
+        ID or of an alias, or the stable key itself.
         """
         if memory_id == self.key:
             return True
@@ -79,6 +82,14 @@ class Memory(BaseModel):
         if len(parts) != 3 or parts[0] != self.namespace:
             return False
         sha, index = parts[1].lower(), parts[2]
-        if len(sha) < 7 or not self.commit.startswith(sha):
+        if len(sha) < 7:
             return False
-        return index in (str(self.index), str(self.upstream_index))
+        if self.commit.startswith(sha) and index in (str(self.index), str(self.upstream_index)):
+            return True
+        return any(alias_sha.startswith(sha) and alias_index == index
+                   for _, alias_sha, alias_index in (alias.split(":") for alias in self.aliases))
+
+    def positional_ids(self) -> tuple[str, ...]:
+        """Every positional ID this entry answers to: its own, git-notes-memory's, its aliases."""
+        own = (self.id,) if self.upstream_index == self.index else (self.id, self.upstream_id)
+        return own + self.aliases

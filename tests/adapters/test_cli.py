@@ -90,11 +90,14 @@ def test_without_a_git_identity_state_is_signed_by_memactors(populated: Repo, tm
     assert author == "memactors <memactors@localhost>"
 
 
-def test_our_refs_are_added_to_notes_rewrite_ref(populated: Repo) -> None:
+def test_our_refs_are_added_to_notes_rewrite_ref_once_they_exist(populated: Repo) -> None:
     run_cli("consolidate", "--repo", str(populated.path))
     run_cli("consolidate", "--repo", str(populated.path))
     values = git(populated.path, "config", "--get-all", "notes.rewriteRef").stdout.split()
-    assert values == ["refs/notes/mem-meta", "refs/notes/mem-summaries", "refs/notes/mem-edges", "refs/notes/mem-runs"]
+    assert "refs/notes/mem-summaries" not in populated.refs()  # no cluster of three here: nothing to summarize
+    assert values == ["refs/notes/mem-meta", "refs/notes/mem-edges", "refs/notes/mem-runs"]
+    amend = git(populated.path, "commit", "--amend", "-q", "--allow-empty", "-m", "amended")
+    assert "invalid" not in amend.stderr
 
 
 def test_capture_appends_like_git_notes_memory_and_prints_the_id(repo: Repo) -> None:
