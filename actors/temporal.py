@@ -1,4 +1,4 @@
-"""Relative dates in memories, resolved deterministically for `memactors recall --reason`.
+"""Dates in memories, relative and absolute, resolved deterministically for `memactors recall --reason`.
 
 A phrase is read against the day the memory was written *in the user's time zone*: the
 memory's timestamp (naive = UTC, as upstream stamps it) is converted to `tz` and all
@@ -26,8 +26,16 @@ reported in order of appearance, and the longest phrase starting earliest wins, 
   on <weekday>: the most recent such day on or before the recorded day (0.7; memories mostly
   report the past). Only full weekday names count, and a bare weekday ("Monday standup") is
   not resolved, but "on Monday-morning standup" does resolve "on Monday" (hyphen = boundary).
-- Not matched: "yesterdays", "weekday", "lastly", "monthly", "Mondays", absolute dates.
-A phrase whose date would fall outside year 1..9999 is skipped.
+- Absolute dates need no recorded day but are reported the same way: ISO `2023-05-07`
+  (0.95); a month name (full, or its three-letter abbreviation, optionally with a dot;
+  "Sept" too) with a day, either order, with an optional year: "May 7", "May 7th, 2023",
+  "7 May 2023", "the 7th of May" (0.9 with a year; without one, the most recent such day
+  on or before the recorded day, 0.75); a month with a year, "March 2024" (the month, a
+  span, 0.8). "may" in lower case is the verb, not the month. Numeric forms such as
+  05/07 are not read: the US and the rest of the world disagree on them.
+- Not matched: "yesterdays", "weekday", "lastly", "monthly", "Mondays", "05/07".
+A phrase whose date would fall outside year 1..9999, or that names no real day (Feb 30), is
+skipped.
 """
 
 from __future__ import annotations
@@ -157,6 +165,44 @@ def _weekday(match: re.Match[str], day: date) -> _Found:
     return _Found(found, None, 0.7, f"the most recent {name} on or before the recorded day")
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = (r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?")
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\b"
+_YEAR = r"(?:,?\s+(?P<year>\d{4})\b)?"
+
+
+def _month_number(match: re.Match[str]) -> int:
+    name = match["month"]
+    if name == "may":  # the verb: "we may 3x it"
+        raise ValueError("not a month")
+    return _MONTHS.index(name[:3].lower()) + 1
+
+
+def _iso_date(match: re.Match[str], _: date) -> _Found:
+    return _Found(date.fromisoformat(match.group(0)), None, 0.95, "the date it states")
+
+
+def _month_day(match: re.Match[str], day: date) -> _Found:
+    month, number = _month_number(match), int(match["day"])
+    if match["year"]:
+        return _Found(date(int(match["year"]), month, number), None, 0.9, "the date it states")
+    for year in range(day.year, day.year - 9, -1):  # Feb 29 may be up to 8 years back
+        try:
+            found = date(year, month, number)
+        except ValueError:
+            continue
+        if found <= day:
+            return _Found(found, None, 0.75, "the date it states, in the most recent year that puts it on or "
+                                             "before the recorded day")
+    raise ValueError("no such day")
+
+
+def _month_of_year(match: re.Match[str], _: date) -> _Found:
+    month, year = _month_number(match), int(match["year"])
+    return _Found(date(year, month, 1), date(year, month, _month_end(year, month)), 0.8, "the month it states")
+
+
 def _rule(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
@@ -175,6 +221,10 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], .
     (_rule(r"\b(?P<rel>last|this|next)\s+year\b"), _year),
     (_rule(r"\b(?P<rel>last|this|next)\s+weekend\b"), _weekend),
     (_rule(rf"\b(?P<rel>last|this|next|on)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\b"), _weekday),
+    (_rule(r"(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])"), _iso_date),
+    (_rule(rf"\b{_MONTH}\s+{_DAY}(?!\s*[:%])(?!-){_YEAR}"), _month_day),
+    (_rule(rf"\b(?:the\s+)?(?<![\w:/.-]){_DAY}(?:\s+of)?\s+{_MONTH}{_YEAR}"), _month_day),
+    (_rule(rf"\b{_MONTH}\s+(?P<year>\d{{4}})\b"), _month_of_year),
 )
 
 
@@ -216,7 +266,7 @@ def _resolutions(text: str, memory_id: str, recorded_at: datetime, tz: tzinfo) -
 
 
 def resolve_relative_dates(text: str, *, memory_id: str, recorded_at: datetime, tz: tzinfo) -> list[TemporalResolution]:
-    """Every supported relative date phrase in `text`, in order, resolved against the local
+    """Every supported date phrase in `text`, in order, resolved against the local
     date (in `tz`) of `recorded_at` (naive = UTC); conventions in the module docstring."""
     return [resolution for resolution, _ in _resolutions(text, memory_id, recorded_at, tz)]
 
@@ -291,7 +341,7 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
         chosen_span = (chosen.resolved_date, chosen.resolved_end)
         others = sum(1 for _, r, _ in found if (r.resolved_date, r.resolved_end) != chosen_span)
         if others:
-            reasoning += (f" {others} other relative date{'s' if others != 1 else ''} in the evidence "
+            reasoning += (f" {others} other date{'s' if others != 1 else ''} in the evidence "
                           f"point{'s' if others == 1 else ''} elsewhere; this one ranks highest by relevance x confidence.")
         rest = tuple(r for _, r, _ in found if r is not chosen)
         return ReasonedAnswer(question=question, answer=answer, confidence=round(item.relevance * chosen.confidence, 3),
@@ -300,7 +350,7 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     top = max(evidence, key=lambda e: e.relevance)
     recorded = _local_day(top.timestamp, tz)
     answer = _day_label(recorded) + (f", {_days_ago(today, recorded)}" if wants_distance else "")
-    reasoning = (f"No recalled memory states a relative date, so this is the day memory {top.memory_id} was "
+    reasoning = (f"No recalled memory states a date, so this is the day memory {top.memory_id} was "
                  f"recorded ({zone}), not a date it states; what it describes may have happened at another time.")
     # The recording day is only a proxy for the event's day, hence well under a stated date's confidence.
     return ReasonedAnswer(question=question, answer=answer, confidence=round(0.4 * top.relevance, 3),

@@ -142,9 +142,45 @@ def test_earlier_today_is_one_phrase_not_today_alone() -> None:
     "nextweek",
     "the weekend",
     "in 2 days",
+    "we may 3x the throughput",
+    "released on 05/07",
+    "build 2026-03-04-rc1",
+    "Feb 30",
+    "May 32nd",
+    "the 10:30 March meeting",
 ])
 def test_words_that_only_contain_a_phrase_do_not_match(text: str) -> None:
     assert resolve(text) == []
+
+
+@pytest.mark.parametrize(("phrase", "start", "end", "confidence"), [
+    ("2025-11-30", "2025-11-30", None, 0.95),
+    ("May 7", "2025-05-07", None, 0.75),  # recorded 2026-03-04: the most recent May 7 is last year's
+    ("March 4", "2026-03-04", None, 0.75),  # the recorded day itself counts
+    ("Feb 28th", "2026-02-28", None, 0.75),
+    ("Feb. 28", "2026-02-28", None, 0.75),
+    ("Sept 3", "2025-09-03", None, 0.75),
+    ("Feb 29", "2024-02-29", None, 0.75),  # the most recent leap day
+    ("May 7, 2023", "2023-05-07", None, 0.9),
+    ("May 7th 2023", "2023-05-07", None, 0.9),
+    ("7 May 2023", "2023-05-07", None, 0.9),
+    ("the 7th of May", "2025-05-07", None, 0.75),
+    ("1 December", "2025-12-01", None, 0.75),
+    ("March 2024", "2024-03-01", "2024-03-31", 0.8),
+    ("Feb 2028", "2028-02-01", "2028-02-29", 0.8),
+])
+def test_absolute_dates_resolve_to_the_day_they_state(phrase: str, start: str, end: str | None,
+                                                      confidence: float) -> None:
+    found = only(f"We shipped it {phrase} after review.")
+    assert found.original_text == phrase
+    assert span(found) == (d(start), d(end) if end else None) and found.confidence == confidence
+
+
+def test_an_absolute_date_does_not_depend_on_the_zone_but_a_yearless_one_on_the_recorded_day() -> None:
+    new_year_utc = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)  # still 2025-12-31 in Los Angeles
+    assert only("May 7, 2023", new_year_utc, LA).resolved_date == d("2023-05-07")
+    assert only("Jan 1", new_year_utc, UTC).resolved_date == d("2026-01-01")
+    assert only("Jan 1", new_year_utc, LA).resolved_date == d("2025-01-01")
 
 
 def test_on_weekday_before_a_hyphen_matches_the_weekday_as_documented() -> None:
@@ -374,7 +410,7 @@ def test_among_resolutions_relevance_times_confidence_decides_and_all_are_report
     assert answer.answer.startswith("2026-03-03")
     assert answer.confidence == pytest.approx(0.63)
     assert [r.memory_id for r in answer.temporal_resolutions] == ["exact", "vague"]  # the one relied on first
-    assert "1 other relative date" in answer.reasoning
+    assert "1 other date" in answer.reasoning
 
 
 def test_equal_scores_keep_the_callers_ranking() -> None:
@@ -389,7 +425,7 @@ def test_without_a_relative_phrase_the_top_memorys_local_date_is_given_less_conf
     answer = compose_answer("When did we switch to PostgreSQL?", [memory], now=WEDNESDAY, tz=LA)
     assert answer.answer == "2026-03-01 (Sunday)"  # the local recording day, not the UTC one
     assert answer.source_memory_ids == ("m",) and answer.temporal_resolutions == ()
-    assert "No recalled memory states a relative date" in answer.reasoning
+    assert "No recalled memory states a date" in answer.reasoning
     dated = compose_answer("When did we switch to PostgreSQL?",
                            [evidence("m", "Switched storage to PostgreSQL today", memory.timestamp, 0.9)],
                            now=WEDNESDAY, tz=LA)

@@ -162,6 +162,17 @@ def test_when_question_resolves_yesterday_against_the_memorys_own_date(repo: Rep
     assert answer["reasoning"]
 
 
+def test_a_date_a_memory_states_answers_when_it_happened(repo: Repo) -> None:
+    repo.capture("progress", "Billing went live", "We migrated the billing database on March 2 and went live.",
+                 when=datetime(2026, 3, 10, 9, 0, tzinfo=timezone.utc))
+    repo.capture("learnings", "Caching needs versioned keys", when=datetime(2026, 3, 9, tzinfo=timezone.utc))
+    consolidate(repo)
+    answer = recall(repo, "When did we migrate the billing database?", env=UTC)
+    assert answer["answer"].startswith("2026-03-02")
+    assert answer["temporal_resolutions"][0]["original_text"] == "March 2"
+    assert answer["source_memory_ids"][0].startswith("progress:")
+
+
 def test_relative_dates_are_read_in_the_users_time_zone(repo: Repo) -> None:
     # 01:00 UTC on 2 March is still 1 March in California: "yesterday" there is 28 February
     repo.capture("progress", "Deployed the billing service", "We deployed billing yesterday.",
