@@ -41,7 +41,8 @@ class Clusterer(Actor):
     (each memory's nearest such neighbour) form a pair for the judge: a replaced decision often reads less alike
     than a paraphrase. A cluster is `touched` when its membership differs
     from what its members carried after the last run, a pair when either
-    memory is new (or the run is `--full`): only touched ones cost LLM calls.
+    memory is new, a group of duplicates when a copy is new or moved (or the
+    run is `--full`): only touched ones cost LLM calls.
     """
 
     name = "clusterer"
@@ -88,7 +89,9 @@ class Clusterer(Actor):
         for canonical, copies in duplicate_groups(memories).items():
             keys = (canonical, *copies)
             cid = cluster_id(keys)
-            clusters.append(Cluster(id=cid, kind=ClusterKind.DUPLICATES, members=keys, touched=touched(keys, cid)))
+            # the canonical copy's recorded cluster is its pair or semantic cluster, if any: judge by the copies
+            changed = is_new(keys, cid) or any(prior[k].cluster_id != cid for k in copies)
+            clusters.append(Cluster(id=cid, kind=ClusterKind.DUPLICATES, members=keys, touched=changed))
             duplicate_of.update({copy: canonical for copy in copies})
         canon = [m for m in memories if m.key not in duplicate_of]
         vectors = self._embedder.embed([embedding_text(m) for m in canon]) if canon else np.zeros((0, 1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 import pytest
 import trio
@@ -90,6 +91,19 @@ def test_a_second_run_with_nothing_new_changes_no_ref(store_of_facts: Repo, mode
     assert not report.persisted and report.summaries_created == 0
     assert store_of_facts.refs() == refs
     assert store.cache.misses == 0
+
+
+def test_a_second_run_touches_no_cluster_when_a_duplicated_memory_also_sits_in_a_pair(
+        repo: Repo, model: LocalMiniLM, caplog: pytest.LogCaptureFixture) -> None:
+    repo.capture("progress", "Frontend login page styled", "CSS done.", when=NOW - 10 * DAY)
+    repo.capture("progress", "Frontend login page styled", "CSS done.", when=NOW - 9 * DAY)
+    repo.capture("progress", "Frontend signup page styled", "CSS done.", when=NOW - 8 * DAY)
+    first, _ = run(repo, model)
+    assert first.duplicates_collapsed == 1 and first.pairs_found == 1, first.model_dump()
+    caplog.set_level(logging.INFO, logger="memactors.progress")
+    run(repo, model)
+    formed = [r.getMessage() for r in caplog.records if "clusters and pairs" in r.getMessage()]
+    assert formed == ["2 clusters and pairs, 0 new or changed"]
 
 
 def test_a_new_memory_re_summarizes_only_its_cluster(store_of_facts: Repo, model: LocalMiniLM) -> None:
