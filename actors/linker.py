@@ -52,7 +52,7 @@ def run_edges(
                                weight=summary.confidence, reason="summarized in", now=now, run_id=run_id))
     by_short: dict[str, list[Memory]] = {}
     for m in memories:
-        for commit in {m.commit, *(alias.split(":")[1] for alias in m.aliases)}:
+        for commit in m.commits():
             by_short.setdefault(f"{m.namespace}:{commit[:7]}", []).append(m)
         by_short.setdefault(m.key, []).append(m)
     for memory in memories:

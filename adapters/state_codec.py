@@ -54,7 +54,7 @@ def decode_meta_note(commit: str, data: bytes) -> list[MemoryMeta]:
     try:
         notes = [_MetaNote.model_validate_json(data)]
     except ValidationError as exc:
-        documents = _documents(commit, data, "metadata")
+        documents = _documents(data, f"metadata note on {commit[:12]}")
         if len(documents) == 1:
             _decode_keyed(commit, data, META_SCHEMA_VERSION, "memories", "metadata")  # names a version problem
             raise UnreadableState(f"metadata note on {commit[:12]} is malformed: {exc.error_count()} errors") from None
@@ -76,9 +76,8 @@ def _validated_meta(commit: str, document: Any) -> _MetaNote:
         raise UnreadableState(f"metadata note on {commit[:12]} is malformed: {exc.error_count()} errors") from None
 
 
-def _documents(commit: str, data: bytes, what: str) -> list[Any]:
-    """The JSON documents of a note, in order; at least one."""
-    where = f"{what} note on {commit[:12]}" if commit else f"{what} note"
+def _documents(data: bytes, where: str) -> list[Any]:
+    """The JSON documents of a note, in order; at least one. `where` names the note in errors."""
     try:
         text = data.decode()
     except UnicodeDecodeError:
@@ -111,11 +110,11 @@ def encode_runs_note(existing: bytes | None, report: RunReport) -> bytes:
     return encode_runs(runs)
 
 
-def decode_runs_note(data: bytes, commit: str = "") -> list[dict[str, Any]]:
+def decode_runs_note(data: bytes) -> list[dict[str, Any]]:
     """The run records of one note, oldest document first, each run ID once."""
     runs: list[dict[str, Any]] = []
     seen: set[Any] = set()
-    for document in _documents(commit, data, "run"):
+    for document in _documents(data, "run note"):
         document = _check_version(document, RUN_SCHEMA_VERSION, "run")
         listed = document.get("runs")
         if not isinstance(listed, list):
@@ -136,7 +135,7 @@ def _encode_keyed(version: int, field: str, records: Iterable[tuple[str, str]]) 
 def _decode_keyed(commit: str, data: bytes, version: int, field: str, what: str) -> list[dict[str, Any]]:
     """The records of every document of a keyed note, in order (an ID may repeat across documents)."""
     records: list[dict[str, Any]] = []
-    for document in _documents(commit, data, what):
+    for document in _documents(data, f"{what} note on {commit[:12]}"):
         document = _check_version(document, version, what)
         listed = document.get(field)
         if not isinstance(listed, dict):

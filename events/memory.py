@@ -79,17 +79,17 @@ class Memory(BaseModel):
         if memory_id == self.key:
             return True
         parts = memory_id.split(":")
-        if len(parts) != 3 or parts[0] != self.namespace:
+        if len(parts) != 3 or parts[0] != self.namespace or len(parts[1]) < 7:
             return False
         sha, index = parts[1].lower(), parts[2]
-        if len(sha) < 7:
-            return False
-        if self.commit.startswith(sha) and index in (str(self.index), str(self.upstream_index)):
-            return True
-        return any(alias_sha.startswith(sha) and alias_index == index
-                   for _, alias_sha, alias_index in (alias.split(":") for alias in self.aliases))
+        return any(commit.startswith(sha) and own_index == index
+                   for _, commit, own_index in (known.split(":") for known in self.positional_ids()))
 
     def positional_ids(self) -> tuple[str, ...]:
         """Every positional ID this entry answers to: its own, git-notes-memory's, its aliases."""
         own = (self.id,) if self.upstream_index == self.index else (self.id, self.upstream_id)
         return own + self.aliases
+
+    def commits(self) -> set[str]:
+        """The commits this entry hangs on: its own and its aliases'."""
+        return {known.split(":")[1] for known in self.positional_ids()}
