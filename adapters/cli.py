@@ -146,11 +146,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="instead: configure the remote so plain git push / fetch carry our refs, add them to "
                    "notes.rewriteRef and give them a merge strategy that never line-sorts (idempotent)")
 
-    p = commands.add_parser("doctor", parents=[common, reporting], help="find memory notes damaged by line sorting",
+    p = commands.add_parser("doctor", parents=[common, reporting], help="find notes damaged by line sorting",
                             description="Find memory notes whose entries a line-sorting merge (git notes merge -s "
-                            "cat_sort_uniq) interleaved, with the commit each hangs on and the merge that did it. "
-                            "--repair rebuilds them from the notes history (the pre-merge parents) into a new "
-                            "notes commit; the damaged version stays in history.",
+                            "cat_sort_uniq) interleaved, and state notes (mem-meta, -summaries, -edges, -runs) whose "
+                            "JSON it scrambled, with the commit each hangs on and the merge that did it. --repair "
+                            "rebuilds memory notes from the notes history (the pre-merge parents) and state notes "
+                            "from their own record lines (both sides' records, merged as sync merges them) into a "
+                            "new notes commit; the damaged version stays in history.",
                             epilog="Exit codes: 0 healthy (or all repaired), 1 damage found (or some not "
                             "repairable), 2 not a repository.")
     p.add_argument("--repair", action="store_true", help="rebuild what can be rebuilt")
@@ -955,21 +957,26 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     if args.repair:
         report = repair(store, dry_run=args.dry_run)
         verb = "would rebuild" if args.dry_run else "rebuilt"
-        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes "
-                 f"({report.entries_restored} entries); {len(report.unrepairable)} cannot be rebuilt"]
+        entries = sum(d.entries_recoverable for d in report.repaired if d.namespace is not None)
+        records = report.entries_restored - entries
+        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes ({entries} entries"
+                 + (f", {records} state records" if records else "") + f"); {len(report.unrepairable)} cannot be rebuilt"]
         lines += [f"  {d.ref} on {d.commit[:12]}: {verb}" for d in report.repaired]
-        lines += [f"  {d.ref} on {d.commit[:12]}: no undamaged version in history; left as is"
+        lines += [f"  {d.ref} on {d.commit[:12]}: nothing intact to rebuild from; left as is"
                   for d in report.unrepairable]
         lines += [f"  {ref} -> {commit[:12]} (the damaged version stays in history)"
                   for ref, commit in report.refs_updated.items()]
         _emit(args, report.model_dump(mode="json"), "\n".join(lines))
         return EXIT_ERRORS if report.unrepairable else EXIT_OK
     damaged = diagnose(store)
-    lines = [f"memactors doctor: {len(damaged)} memory notes damaged by a line-sorting merge"]
+    lines = [f"memactors doctor: {len(damaged)} notes damaged by a line-sorting merge"]
     for d in damaged:
         by = f", by notes merge {d.damaged_by[:12]}" if d.damaged_by else ""
-        fix = (f"repairable ({d.entries_recoverable} entries)" if d.repairable else "no undamaged version in history")
-        lines.append(f"  {d.ref} on commit {d.commit[:12]}: {d.entries_destroyed} entries interleaved{by}; {fix}")
+        what = "entries" if d.namespace is not None else "records"
+        how = "entries interleaved" if d.namespace is not None else "record lines scattered"
+        fix = (f"repairable ({d.entries_recoverable} {what})" if d.repairable
+               else "no undamaged version in history" if d.namespace is not None else "a record line is unreadable")
+        lines.append(f"  {d.ref} on commit {d.commit[:12]}: {d.entries_destroyed} {how}{by}; {fix}")
     if any(d.repairable for d in damaged):
         lines.append("repair with: memactors doctor --repair (the damaged version stays in history)")
     _emit(args, [d.model_dump(mode="json") for d in damaged], "\n".join(lines))

@@ -1,47 +1,58 @@
-"""`memactors doctor`: find memory notes a line-sorting merge destroyed, rebuild them from history.
+"""`memactors doctor`: find notes a line-sorting merge destroyed, rebuild them.
 
 `git notes merge -s cat_sort_uniq` (git-notes-memory's repository-wide
 setting) sorts the lines of two diverged notes together: front matter and
 bodies interleave and the entries are gone from the tip. The notes commit
 that did it is a merge whose parents still hold both intact versions, so
-the note can be rebuilt by merging those entry by entry. A repair is a new
-notes commit on top: the damaged version stays in history.
+a memory note can be rebuilt by merging those entry by entry. Our state
+notes keep one record per line, so their records survive the sort and are
+read back from the damaged note itself, merged as `sync` would. A repair is
+a new notes commit on top: the damaged version stays in history.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from memactors.adapters.git_store import GitStore, RefsMoved, StoreError
 from memactors.adapters.memory_store import MemoryStore
+from memactors.adapters.memory_store import EDGES_REF, META_REF, RUNS_REF
 from memactors.adapters.notes_merge import (
+    STATE_KINDS,
+    apply_resolutions,
     line_sort_damage,
     merge_memory_note,
     salvage_entries,
     split_entries,
+    started,
 )
 from memactors.adapters.repo_lock import RepoLock
+from memactors.adapters.state_codec import UnreadableState, decode_runs_note, unsorted_documents
+from memactors.events.edge import Edge
 
 #: How many notes commits one rebuild may walk (a guard against pathological histories).
 MAX_HISTORY_STEPS = 100_000
 
 
 class DamagedNote(BaseModel):
-    """A memory note whose tip version was line-sorted.
+    """A memory or state note whose tip version was line-sorted.
 
-    `commit` is the commit the note hangs on; `damaged_by` the notes commit
-    that introduced the damage (None when history cannot tell);
-    `entries_destroyed` the front matters found scattered; `repairable` and
-    `entries_recoverable` say what `repair` would bring back.
+    `commit` is the commit the note hangs on; `namespace` the memory
+    namespace (None for our state refs); `damaged_by` the notes commit that
+    introduced the damage (None when history cannot tell);
+    `entries_destroyed` the front matters (state: record lines) found
+    scattered; `repairable` and `entries_recoverable` say what `repair`
+    would bring back (state: distinct records).
     """
 
     model_config = ConfigDict(frozen=True)
 
     ref: str
-    namespace: str
+    namespace: str | None
     commit: str
     blob: str
     entries_destroyed: int
@@ -51,7 +62,10 @@ class DamagedNote(BaseModel):
 
 
 class RepairReport(BaseModel):
-    """What `repair` did (or would do): notes rebuilt, notes it could not rebuild, the new notes commit per ref."""
+    """What `repair` did (or would do): notes rebuilt, notes it could not rebuild, the new notes commit per ref.
+
+    `entries_restored` counts memory entries and state records together; each note's count is on it.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -185,9 +199,86 @@ def _scan(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
     return found
 
 
+def _written_by(git: GitStore, tip: str, commit: str, blob: str) -> str | None:
+    """The notes commit that first gave `commit` this note `blob`, walking back from `tip`."""
+    current = tip
+    for _ in range(MAX_HISTORY_STEPS):
+        same = [p for p in map(str, git.repo[current].parent_ids) if git.note_blob_at(p, commit) == blob]
+        if not same:
+            return current
+        current = same[0]
+    return None
+
+
+def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
+    """Line-sorted notes of our state refs, each with its records rebuilt (None when a line cannot be read)."""
+    found: list[tuple[DamagedNote, list | None]] = []
+    tips = {ref: git.tip(ref) for ref in STATE_KINDS}
+    for ref, kind in STATE_KINDS.items():
+        tip = tips[ref]
+        for commit, blob in sorted(git.notes_at(tip)) if tip else ():
+            data = git.read_blob(blob)
+            documents = unsorted_documents(data)
+            if documents is None:
+                continue  # healthy, or unreadable another way: runs and sync name that themselves
+            try:
+                kind.decode(commit, data)
+                continue
+            except (UnreadableState, ValueError):
+                pass
+            try:
+                records: list | None = kind.decode(commit, documents)
+            except (UnreadableState, ValueError):
+                records = None
+            note = DamagedNote(ref=ref, namespace=None, commit=commit, blob=blob,
+                               entries_destroyed=documents.count(b"\n"), damaged_by=_written_by(git, tip, commit, blob),
+                               repairable=records is not None, entries_recoverable=len(records or []))
+            found.append((note, records))
+    if not found:
+        return []
+    edges = _edges(git, tips[EDGES_REF], {n.commit: r for n, r in found if n.ref == EDGES_REF and r is not None})
+    rebuilt: list[tuple[DamagedNote, bytes | None]] = []
+    for note, records in found:
+        if records is not None and note.ref == META_REF:
+            # Either side's supersession came back with the union; the user's resolutions win again.
+            records = list(apply_resolutions({m.key: m for m in records}, edges).values())
+        rebuilt.append((note, STATE_KINDS[note.ref].encode(records) if records is not None else None))
+    return rebuilt
+
+
+def _edges(git: GitStore, tip: str | None, rebuilt: dict[str, list[Edge]]) -> list[Edge]:
+    """Every readable edge of the edges ref, rebuilt notes in place of their damaged versions."""
+    edges: list[Edge] = []
+    for commit, blob in git.notes_at(tip) if tip else ():
+        if commit in rebuilt:
+            edges.extend(rebuilt[commit])
+            continue
+        try:
+            edges.extend(STATE_KINDS[EDGES_REF].decode(commit, git.read_blob(blob)))
+        except (UnreadableState, ValueError):
+            continue
+    return edges
+
+
+def _newest_run_commit(git: GitStore, tip: str | None, rebuilt: dict[str, bytes | None]) -> str | None:
+    """The commit whose run note holds the latest-started run, rebuilt notes read in place of damaged ones."""
+    newest: tuple[datetime, str] | None = None
+    for commit, blob in git.notes_at(tip) if tip else ():
+        data = rebuilt.get(commit) or git.read_blob(blob)
+        try:
+            runs = decode_runs_note(data)
+        except UnreadableState:
+            continue
+        for run in runs:
+            if newest is None or started(run) > newest[0]:
+                newest = (started(run), commit)
+    return newest[1] if newest else None
+
+
 def diagnose(target: GitStore | MemoryStore | str | os.PathLike[str]) -> list[DamagedNote]:
-    """Every memory note whose current version a line-sorting merge destroyed; reads only."""
-    return [note for note, _ in _scan(git_of(target))]
+    """Every memory and state note whose current version a line-sorting merge destroyed; reads only."""
+    git = git_of(target)
+    return [note for note, _ in _scan(git) + _scan_state(git)]
 
 
 def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
@@ -199,7 +290,7 @@ def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: 
     """
     git = git_of(target)
     with RepoLock(git.common_dir):
-        found = _scan(git)
+        found = _scan(git) + _scan_state(git)
         repaired = [note for note, rebuilt in found if rebuilt is not None]
         unrepairable = [note for note, rebuilt in found if rebuilt is None]
         restored = sum(note.entries_recoverable for note in repaired)
@@ -211,15 +302,12 @@ def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: 
             if rebuilt is not None:
                 by_ref.setdefault(note.ref, {})[note.commit] = rebuilt
         tips = {ref: git.tip(ref) for ref in by_ref}
-        updates = {
-            ref: git.build_notes_commit(
-                tips[ref],
-                notes,
-                f"Notes repaired by 'memactors doctor --repair': {len(notes)} line-sorted notes rebuilt\n",
-                keep_layout=True,
-            )
-            for ref, notes in by_ref.items()
-        }
+        updates: dict[str, str] = {}
+        for ref, notes in by_ref.items():
+            message = f"Notes repaired by 'memactors doctor --repair': {len(notes)} line-sorted notes rebuilt\n"
+            if ref == RUNS_REF and (newest := _newest_run_commit(git, tips[ref], notes)):
+                message += f"\nRun-Commit: {newest}\n"  # how `status` finds the last run
+            updates[ref] = git.build_notes_commit(tips[ref], notes, message, keep_layout=True)
         try:
             git.move_refs(updates, tips, "memactors: doctor --repair")
         except RefsMoved as exc:

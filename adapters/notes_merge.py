@@ -13,12 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
+from memactors.adapters.memory_store import EDGES_REF, META_REF, RUNS_REF, SUMMARIES_REF
 from memactors.adapters.note_format import _find_blocks
-from memactors.adapters.state_codec import UnreadableState, decode_runs_note, encode_runs
-from memactors.events.edge import Edge, EdgeType
-from memactors.events.metadata import MemoryMeta
+from memactors.adapters.state_codec import (
+    UnreadableState,
+    decode_edges_note,
+    decode_meta_note,
+    decode_runs_note,
+    decode_summaries_note,
+    encode_edges_note,
+    encode_meta_note,
+    encode_runs,
+    encode_summaries_note,
+)
+from memactors.events.edge import Edge, EdgeType, merge_edge
+from memactors.events.metadata import MemoryMeta, merge_meta
 
 _EPOCH = datetime.min.replace(tzinfo=timezone.utc)
 _IDENTITY_PREFIXES = ("timestamp:", "type:")
@@ -262,7 +273,8 @@ def apply_resolutions(meta: dict[str, MemoryMeta], edges: Iterable[Edge]) -> dic
 # --- run records -------------------------------------------------------------------------
 
 
-def _started(run: Mapping[str, Any]) -> datetime:
+def started(run: Mapping[str, Any]) -> datetime:
+    """When a run record says its run started (the epoch if unreadable): the order of a run note."""
     try:
         moment = datetime.fromisoformat(str(run.get("started_at")))
     except ValueError:
@@ -282,7 +294,7 @@ def merge_runs_note(local: bytes, remote: bytes) -> bytes:
     new = [run for run in theirs if run.get("run_id") not in seen]
     if not new:
         return local
-    return encode_runs([*sorted([*mine, *new], key=_started)])
+    return encode_runs([*sorted([*mine, *new], key=started)])
 
 
 def run_ids(data: bytes) -> set[str]:
@@ -290,3 +302,25 @@ def run_ids(data: bytes) -> set[str]:
         return {str(run.get("run_id")) for run in decode_runs_note(data)}
     except UnreadableState:
         return set()
+
+
+# --- the codec and merge of each state ref -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StateKind(Generic[R]):
+    """How one state ref's notes decode, encode, key their records and merge a record both sides hold."""
+
+    decode: Callable[[str, bytes], list[R]]
+    encode: Callable[[list[R]], bytes]
+    rid: Callable[[R], str]
+    both: Callable[[R, R], R]
+
+
+STATE_KINDS: dict[str, StateKind[Any]] = {
+    META_REF: StateKind(decode_meta_note, encode_meta_note, lambda m: m.key, merge_meta),
+    SUMMARIES_REF: StateKind(decode_summaries_note, encode_summaries_note, lambda s: s.id, prefer_local),
+    EDGES_REF: StateKind(decode_edges_note, encode_edges_note, lambda e: e.id, merge_edge),
+    RUNS_REF: StateKind(lambda _commit, data: decode_runs_note(data),
+                        lambda runs: encode_runs(sorted(runs, key=started)), lambda r: str(r.get("run_id")), prefer_local),
+}

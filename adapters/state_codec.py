@@ -11,6 +11,7 @@ run that touches the note writes it back as one document.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -81,7 +82,7 @@ def _documents(data: bytes, where: str) -> list[Any]:
     try:
         text = data.decode()
     except UnicodeDecodeError:
-        raise UnreadableState(f"{where} is not JSON") from None
+        raise _not_json(data, where) from None
     decoder, documents, position = json.JSONDecoder(), [], 0
     while True:
         while position < len(text) and text[position].isspace():
@@ -91,11 +92,46 @@ def _documents(data: bytes, where: str) -> list[Any]:
         try:
             document, position = decoder.raw_decode(text, position)
         except ValueError:
-            raise UnreadableState(f"{where} is not JSON") from None
+            raise _not_json(data, where) from None
         documents.append(document)
     if not documents:
         raise UnreadableState(f"{where} is empty")
     return documents
+
+
+def _not_json(data: bytes, where: str) -> UnreadableState:
+    if unsorted_documents(data) is not None:
+        return UnreadableState(f"{where} was line-sorted by a merge (cat_sort_uniq); "
+                               "`memactors doctor --repair` rebuilds it")
+    return UnreadableState(f"{where} is not JSON")
+
+
+_HEADER = re.compile(rb'\{"schema_version":(\d+),"(memories|summaries|edges|runs)":([\[{])')
+_CLOSING = {b"[": b"]}", b"{": b"}}"}
+
+
+def unsorted_documents(data: bytes) -> bytes | None:
+    """A state note a line-sorting merge scrambled, as one JSON document per record; None if it is not one.
+
+    Every encoder here writes an opening line, one record per line and a
+    closing line, so `cat_sort_uniq` reorders lines but breaks no record.
+    The decoders read the documents returned and merge a record held twice
+    (once per side) as sync would. Mixed schema versions are refused: None.
+    """
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    if len(lines) < 3 or any(a >= b for a, b in zip(lines, lines[1:])):  # sorted, each line once
+        return None
+    openings = {match.groups() for line in lines if (match := _HEADER.fullmatch(line))}
+    if len(openings) != 1:
+        return None
+    [(version, field, bracket)] = openings
+    closing = _CLOSING[bracket]
+    records = [line.rstrip(b",") for line in lines if not _HEADER.fullmatch(line) and line != closing]
+    if not records:
+        return None
+    return b"".join(b'{"schema_version":%s,"%s":%s%s%s\n' % (version, field, bracket, record, closing)
+                    for record in records)
+
 
 
 def encode_runs(runs: Iterable[Mapping[str, Any]]) -> bytes:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import pygit2
 from pydantic import BaseModel, ConfigDict
@@ -36,27 +36,23 @@ from memactors.adapters.memory_store import (
     MemoryStore,
 )
 from memactors.adapters.notes_merge import (
+    STATE_KINDS,
+    StateKind,
     apply_resolutions,
     entry_texts,
     line_sort_damage,
     merge_memory_note,
     merge_runs_note,
-    prefer_local,
+    started,
     three_way,
 )
 from memactors.adapters.repo_lock import RepoLock
 from memactors.adapters.state_codec import (
     UnreadableState,
-    decode_edges_note,
-    decode_meta_note,
     decode_runs_note,
-    decode_summaries_note,
-    encode_edges_note,
-    encode_meta_note,
-    encode_summaries_note,
 )
-from memactors.events.edge import Edge, merge_edge
-from memactors.events.metadata import MemoryMeta, merge_meta
+from memactors.events.edge import Edge
+from memactors.events.metadata import MemoryMeta
 
 #: Where fetched refs land: `refs/notes/X` of remote R is `refs/memactors/remotes/R/notes/X`.
 TRACKING_ROOT = "refs/memactors/remotes"
@@ -325,28 +321,40 @@ def _plan_memory(git: GitStore, ref: str, local: str | None, remote: str | None,
 
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class _Kind(Generic[T]):
-    decode: Callable[[str, bytes], list[T]]
-    encode: Callable[[list[T]], bytes]
-    rid: Callable[[T], str]
-    both: Callable[[T, T], T]
-
-
-_KINDS: dict[str, _Kind[Any]] = {
-    META_REF: _Kind(decode_meta_note, encode_meta_note, lambda m: m.key, merge_meta),
-    SUMMARIES_REF: _Kind(decode_summaries_note, encode_summaries_note, lambda s: s.id, prefer_local),
-    EDGES_REF: _Kind(decode_edges_note, encode_edges_note, lambda e: e.id, merge_edge),
-}
+P = TypeVar("P")
 
 
 def _side(which: str, label: str) -> str:
     return "the local" if which == "local" else f"{label}'s"
 
 
-def _records(git: GitStore, kind: _Kind[T], ref: str, tip: str | None, which: str,
+class _RemoteUnreadable(SyncError):
+    """The remote's version of a state note cannot be read."""
+
+
+def _unreadable(which: str, label: str, ref: str, exc: Exception) -> SyncError:
+    reason = str(exc).splitlines()[0]
+    if which == "remote":  # repaired where it was damaged, then pushed again
+        reason = reason.replace("`memactors doctor --repair`", "`memactors doctor --repair` in the clone that pushed it")
+        return _RemoteUnreadable(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
+    return SyncError(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
+
+
+def _over_unreadable(git: GitStore, ref: str, local: str | None, remote: str | None,
+                     plan: Callable[[], P], ours: Callable[[_Plan], P]) -> P:
+    """`plan()`; or, when the remote's notes cannot be read but our history already holds them (a
+    `doctor --repair` made on top of the damage it pushed), a push of ours, wrapped by `ours`."""
+    try:
+        return plan()
+    except _RemoteUnreadable:
+        if not (local and remote and local != remote and git.repo.descendant_of(local, remote)):
+            raise
+    pushing = _Plan(ref, local, remote, detail="replaces the remote's unreadable version, which it descends from")
+    pushing.decide(git, same_as_local=True, same_as_remote=False)
+    return ours(pushing)
+
+
+def _records(git: GitStore, kind: StateKind[T], ref: str, tip: str | None, which: str,
              label: str) -> tuple[dict[str, T], dict[str, str], dict[str, dict[str, T]], dict[str, str]]:
     """(records by ID, commit of each, records by commit, blob of each commit) of one side; refuses unreadable notes."""
     records: dict[str, T] = {}
@@ -360,7 +368,7 @@ def _records(git: GitStore, kind: _Kind[T], ref: str, tip: str | None, which: st
         try:
             decoded = kind.decode(commit, git.read_blob(blob))
         except (UnreadableState, ValueError) as exc:
-            raise SyncError(f"{_side(which, label)} {ref}: {str(exc).splitlines()[0]}; nothing was merged") from None
+            raise _unreadable(which, label, ref, exc) from None
         for record in decoded:
             rid = kind.rid(record)
             records[rid], where[rid] = record, commit
@@ -371,7 +379,7 @@ def _records(git: GitStore, kind: _Kind[T], ref: str, tip: str | None, which: st
 def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, label: str,
                 edges: Mapping[str, Edge] | None = None) -> tuple[_Plan, dict[str, Any]]:
     """A state ref of records keyed by ID; returns the plan and the merged records (for edges -> meta)."""
-    kind = _KINDS[ref]
+    kind = STATE_KINDS[ref]
     plan = _Plan(ref, local, remote, message=f"memactors sync: merged {label}\n")
     if local == remote and ref != EDGES_REF:
         return plan, {}
@@ -412,14 +420,6 @@ def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, 
     return plan, merged
 
 
-def _started(run: Mapping[str, Any]) -> datetime:
-    try:
-        moment = datetime.fromisoformat(str(run.get("started_at")))
-    except ValueError:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 def _newest_run(git: GitStore, tip: str | None) -> tuple[datetime, str] | None:
     """(start, commit of its note) of the run a runs-ref tip names in its Run-Commit trailer."""
     if tip is None:
@@ -434,7 +434,7 @@ def _newest_run(git: GitStore, tip: str | None) -> tuple[datetime, str] | None:
         runs = decode_runs_note(git.read_blob(blob))
     except UnreadableState:
         return None
-    return (max((_started(run) for run in runs), default=datetime.min.replace(tzinfo=timezone.utc)), run_commit)
+    return (max((started(run) for run in runs), default=datetime.min.replace(tzinfo=timezone.utc)), run_commit)
 
 
 def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str) -> _Plan:
@@ -449,7 +449,7 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
         try:
             decode_runs_note(data)
         except UnreadableState as exc:
-            raise SyncError(f"{_side(which, label)} {RUNS_REF} on {commit[:12]}: {exc}; nothing was merged") from None
+            raise _unreadable(which, label, f"{RUNS_REF} on {commit[:12]}", exc) from None
         return data
 
     same_as_remote = True
@@ -494,10 +494,19 @@ def _plan_all(git: GitStore, remote: _Remote) -> list[_Plan]:
         for ref in sorted(local_memory | remote_memory)
     ]
     tips = {ref: (git.tip(ref), git.tip(remote.tracking(ref))) for ref in STATE_REFS}
-    edges_plan, merged_edges = _plan_keyed(git, EDGES_REF, *tips[EDGES_REF], remote.argument)
-    meta_plan, _ = _plan_keyed(git, META_REF, *tips[META_REF], remote.argument, edges=merged_edges)
-    summaries_plan, _ = _plan_keyed(git, SUMMARIES_REF, *tips[SUMMARIES_REF], remote.argument)
-    runs_plan = _plan_runs(git, *tips[RUNS_REF], remote.argument)
+    label = remote.argument
+
+    def keyed(ref: str, edges: Mapping[str, Edge] | None = None) -> tuple[_Plan, dict[str, Any]]:
+        local = tips[ref][0]
+        return _over_unreadable(
+            git, ref, *tips[ref], lambda: _plan_keyed(git, ref, *tips[ref], label, edges=edges),
+            lambda plan: (plan, _records(git, STATE_KINDS[ref], ref, local, "local", label)[0]))
+
+    edges_plan, merged_edges = keyed(EDGES_REF)
+    meta_plan, _ = keyed(META_REF, merged_edges)
+    summaries_plan, _ = keyed(SUMMARIES_REF)
+    runs_plan = _over_unreadable(git, RUNS_REF, *tips[RUNS_REF], lambda: _plan_runs(git, *tips[RUNS_REF], label),
+                                 lambda plan: plan)
     return plans + [meta_plan, summaries_plan, edges_plan, runs_plan]
 
 

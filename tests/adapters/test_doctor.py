@@ -8,9 +8,29 @@ import pytest
 
 from memactors.adapters.doctor import diagnose, repair
 from memactors.adapters.git_store import GitStore
+from memactors.adapters.memory_store import EDGES_REF, META_REF, RUNS_REF, MemoryStore
 from memactors.adapters.note_format import parse_note, stripspace
 from memactors.adapters.repo_lock import RepoLock, RepositoryBusy
-from tests.conftest import NOW, Repo, entry, git
+from memactors.adapters.state_codec import (
+    UnreadableState,
+    decode_meta_note,
+    decode_runs_note,
+    encode_edges_note,
+    encode_meta_note,
+    unsorted_documents,
+)
+from memactors.adapters.sync import SyncError, sync
+from memactors.events.metadata import MemoryMeta
+from memactors.events.tier import Tier
+from tests.adapters.test_sync import (  # noqa: F401 - clones is a fixture
+    NO_EMBEDDINGS,
+    Clones,
+    _contradiction,
+    _meta,
+    _write_state,
+    clones,
+)
+from tests.conftest import NOW, Repo, entry, git, run_cli
 
 REF = "refs/notes/mem/decisions"
 
@@ -140,3 +160,109 @@ def test_repair_is_refused_while_a_run_holds_the_repository(repo: Repo) -> None:
         with pytest.raises(RepositoryBusy):
             repair(repo.path)
     assert GitStore(repo.path).tip(REF) == tip
+
+
+# --- state notes ------------------------------------------------------------------------
+
+
+def damage_state(clones: Clones) -> None:
+    """Two clones consolidate notes on the same commit; b fetches a's state refs by hand and line-sorts them in."""
+    clones.capture("a", "decisions", "Use SQLite for storage", when=NOW - timedelta(days=3))
+    clones.capture("b", "learnings", "Retries must be idempotent", when=NOW - timedelta(days=2))
+    for side in ("a", "b"):
+        assert run_cli("consolidate", "--repo", str(clones.repo(side).path), env=NO_EMBEDDINGS).returncode == 0
+    git(clones.a.path, "push", "-q", "origin", META_REF, RUNS_REF, "refs/notes/mem/decisions")
+    git(clones.b.path, "fetch", "-q", "origin", f"{META_REF}:refs/notes/incoming-meta",
+        f"{RUNS_REF}:refs/notes/incoming-runs", "refs/notes/mem/decisions:refs/notes/mem/decisions")
+    for ref, incoming in ((META_REF, "refs/notes/incoming-meta"), (RUNS_REF, "refs/notes/incoming-runs")):
+        git(clones.b.path, "notes", f"--ref={ref}", "merge", "-s", "cat_sort_uniq", incoming)
+
+
+def test_line_sorted_state_notes_are_found_and_rebuilt_with_the_records_of_both_sides(clones: Clones) -> None:
+    damage_state(clones)
+    b = GitStore(clones.b.path)
+    shared = git(clones.b.path, "rev-parse", "HEAD").stdout.strip()
+    damaged = {META_REF: b.tip(META_REF), RUNS_REF: b.tip(RUNS_REF)}
+    with pytest.raises(UnreadableState, match="line-sorted"):
+        decode_meta_note(shared, b.read_blob(b.note_blob_at(damaged[META_REF], shared)))
+    found = {n.ref: n for n in diagnose(clones.b.path)}
+    assert set(found) == {META_REF, RUNS_REF}
+    assert all(n.namespace is None and n.commit == shared and n.repairable for n in found.values())
+    assert found[META_REF].damaged_by == damaged[META_REF] and found[META_REF].entries_recoverable == 2
+
+    report = repair(clones.b.path)
+
+    assert {n.ref for n in report.repaired} == {META_REF, RUNS_REF} and report.unrepairable == []
+    meta = decode_meta_note(shared, b.read_blob(b.note_blob_at(b.tip(META_REF), shared)))
+    assert sorted(m.namespace for m in meta) == ["decisions", "learnings"]
+    runs = decode_runs_note(b.read_blob(b.note_blob_at(b.tip(RUNS_REF), shared)))
+    a_runs = decode_runs_note(b.read_blob(b.note_blob_at(b.tip("refs/notes/incoming-runs"), shared)))
+    assert len(runs) == 2 and a_runs[0] in runs
+    newest = max(runs, key=lambda run: run["started_at"])
+    assert MemoryStore(b).last_run() == newest  # `status` finds the last run through the repair commit
+    for ref, tip in damaged.items():
+        assert b.repo[b.tip(ref)].parent_ids == [b.repo[tip].id]  # the damage stays in history
+    assert diagnose(clones.b.path) == []
+
+
+def test_a_line_sorted_state_note_stops_a_run_with_a_pointer_to_doctor_and_runs_again_after_repair(
+        clones: Clones) -> None:
+    damage_state(clones)
+    originals = clones.b.originals()
+    stopped = run_cli("consolidate", "--repo", str(clones.b.path), env=NO_EMBEDDINGS)
+    assert stopped.returncode == 1 and "line-sorted by a merge" in stopped.stdout and "doctor --repair" in stopped.stdout
+    assert "Traceback" not in stopped.stdout + stopped.stderr
+    fixed = run_cli("doctor", "--repair", "--repo", str(clones.b.path))
+    assert fixed.returncode == 0 and "rebuilt 2 notes" in fixed.stdout
+    again = run_cli("consolidate", "--json", "--repo", str(clones.b.path), env=NO_EMBEDDINGS)
+    assert again.returncode == 0, again.stderr
+    assert clones.b.originals() == originals
+
+
+def test_a_line_sorted_state_note_of_mixed_schema_versions_is_not_guessed_at() -> None:
+    old = encode_meta_note([MemoryMeta(key="decisions:a:0", id="decisions:a:0", namespace="decisions",
+                                       commit="a" * 40, created=NOW, tier=Tier.HOT)])
+    newer = old.replace(b'"schema_version":1', b'"schema_version":2')
+    scrambled = b"\n".join(sorted(set(old.splitlines() + newer.splitlines()))) + b"\n"
+    assert unsorted_documents(scrambled) is None
+    assert unsorted_documents(old) is None  # a healthy note is never taken for a scrambled one
+    assert unsorted_documents(b"\n".join(sorted(set(old.splitlines()))) + b"\n") is not None
+
+
+def test_state_damage_pushed_to_a_remote_is_refused_by_sync_until_its_clone_repairs_and_pushes_again(
+        clones: Clones) -> None:
+    damage_state(clones)
+    git(clones.b.path, "push", "-q", "--force", "origin", META_REF, RUNS_REF)  # a hand-made refspec spreads it
+    before = clones.a.refs()
+    with pytest.raises(SyncError, match="in the clone that pushed it"):
+        sync(clones.a.path)
+    assert {r: t for r, t in clones.a.refs().items() if r in before} == before  # nothing local moved
+
+    repair(clones.b.path)
+    pushed = sync(clones.b.path)
+    assert pushed.pushed and not pushed.errors
+    merged = sync(clones.a.path)
+    assert not merged.errors and diagnose(clones.a.path) == []
+    a = GitStore(clones.a.path)
+    shared = git(clones.a.path, "rev-parse", "HEAD").stdout.strip()
+    meta = decode_meta_note(shared, a.read_blob(a.note_blob_at(a.tip(META_REF), shared)))
+    assert sorted(m.namespace for m in meta) == ["decisions", "learnings"]
+
+
+def test_a_repaired_metadata_note_keeps_the_users_conflict_decision_over_either_sides_supersession(repo: Repo) -> None:
+    sha = repo.commit("work")
+    _write_state(repo, EDGES_REF, {sha: encode_edges_note([_contradiction("both")])})  # the user kept both
+    _write_state(repo, META_REF, {sha: encode_meta_note([_meta("k1", sha), _meta("k2", sha)])})
+    git(repo.path, "update-ref", "refs/notes/side", META_REF)
+    _write_state(repo, META_REF, {sha: encode_meta_note([_meta("k1", sha, superseded_by="k2"), _meta("k2", sha)])})
+    side = GitStore(repo.path).tip("refs/notes/side")
+    _write_state(repo, "refs/notes/side", {sha: encode_meta_note([_meta("k1", sha, activation_count=4),
+                                                                   _meta("k2", sha)])})
+    assert side != GitStore(repo.path).tip("refs/notes/side")
+    git(repo.path, "notes", f"--ref={META_REF}", "merge", "-s", "cat_sort_uniq", "refs/notes/side")
+
+    repair(repo.path)
+
+    meta = {m.key: m for m in MemoryStore(GitStore(repo.path)).load_state().meta.values()}
+    assert meta["k1"].superseded_by is None  # a run judged k1 superseded; the user's "both" wins again
+    assert meta["k1"].activation_count == 4  # and the other side's fields merged in

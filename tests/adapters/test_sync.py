@@ -585,7 +585,7 @@ def test_setup_remote_makes_plain_git_push_and_fetch_carry_state_refs_and_still_
         ["git", "--git-dir", str(clones.remote), "rev-parse", "main"], capture_output=True, text=True).stdout
     setup_remote(clones.b.path, "origin")
     git(clones.b.path, "fetch", "-q")
-    assert GitStore(clones.b.path).tip(f"refs/memactors/remotes/origin/notes/mem-meta") == GitStore(clones.a.path).tip(META_REF)
+    assert GitStore(clones.b.path).tip("refs/memactors/remotes/origin/notes/mem-meta") == GitStore(clones.a.path).tip(META_REF)
 
 
 def test_setup_remote_stops_a_line_sorting_merge_of_state_refs_and_warns_about_memory_notes(clones: Clones) -> None:
