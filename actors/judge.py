@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import trio
 
@@ -30,7 +30,9 @@ class SupersessionJudge(JoiningActor):
 
     Each memory of a touched cluster is paired with its `older_per_memory`
     most similar older members at cosine >= `pair_threshold` (supersession
-    chains through them), minus pairs the user already resolved. With an
+    chains through them), minus pairs the user already resolved and, unless
+    the run is `--full`, pairs an earlier run judged (both members were in
+    one cluster after it: its verdicts stand in their metadata). With an
     LLM, the pairs of many clusters are packed into one call (at most
     `batch_pairs` pairs and `batch_memories` memories), so calls grow with
     memories / 60, not with pairs; otherwise the offline heuristic judges
@@ -59,8 +61,15 @@ class SupersessionJudge(JoiningActor):
             for e in scanned.prior.edges.values()
             if e.edge_type is EdgeType.CONTRADICTS and e.resolution
         }
+        prior = {} if scanned.request.full else scanned.prior.meta
+
+        def settled(a: str, b: str) -> bool:
+            before = prior.get(a), prior.get(b)
+            return (before[0] is not None and before[1] is not None and before[0].cluster_id is not None
+                    and before[0].cluster_id == before[1].cluster_id) or frozenset((a, b)) in resolved
+
         batches = _batches(
-            [self._pairs(c, by_key, resolved) for c in formed.clusters
+            [self._pairs(c, by_key, settled) for c in formed.clusters
              if c.kind is not ClusterKind.DUPLICATES and c.touched],
             max_pairs=self._batch_pairs, max_memories=self._batch_memories,
         )
@@ -101,14 +110,13 @@ class SupersessionJudge(JoiningActor):
         )
 
     def _pairs(self, cluster: Cluster, by_key: dict[str, Memory],
-               resolved: set[frozenset[str]]) -> list[tuple[Memory, Memory, float]]:
+               settled: Callable[[str, str], bool]) -> list[tuple[Memory, Memory, float]]:
         members = [by_key[k] for k in cluster.members]  # oldest first
         pairs = []
         for i in range(1, len(members)):
             older = sorted(range(i), key=lambda j: -cluster.similarity[i][j])[: self._older_per_memory]
             for j in older:
-                if (cluster.similarity[i][j] >= self._pair_threshold
-                        and frozenset((members[i].key, members[j].key)) not in resolved):
+                if cluster.similarity[i][j] >= self._pair_threshold and not settled(members[i].key, members[j].key):
                     pairs.append((members[i], members[j], cluster.similarity[i][j]))
         return pairs
 

@@ -6,6 +6,7 @@ Run by hand: `python bench/semantic_bench.py [--sizes 1000,10000] [--llm-latency
   vector caches) and warm (a second run with nothing new);
 - consolidate 1,000 memories against the local fake OpenAI server (tests/fake_openai.py)
   answering every call after `--llm-latency` seconds: LLM calls and tokens per 1,000;
+  then ten more captures: what the incremental run pays, against a `--full` run;
 - kNN + clustering alone on the 10,000 embedded vectors: exact blocked numpy
   versus pynndescent (its numba compile is timed separately).
 """
@@ -40,7 +41,7 @@ from memactors.adapters.note_format import append_entry, serialize_entry  # noqa
 from memactors.adapters.runtime import RunOptions, Services, consolidate, tune_gc  # noqa: E402
 from memactors.adapters.settings import Settings  # noqa: E402
 from memactors.adapters.vector_cache import CachedEmbedder  # noqa: E402
-from tests.actors.test_semantic_llm import cooperative  # noqa: E402
+from tests.actors.test_semantic_llm import PAIR, cooperative  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -67,25 +68,49 @@ def build_store(path: Path, size: int, seed: int = 3) -> None:
         parent = [oid]
         commits.append(str(oid))
     notes: dict[str, dict[str, bytes]] = defaultdict(dict)
-    namespaces = ["decisions", "learnings", "progress", "blockers", "patterns", "research", "reviews"]
     for i in range(size):
-        subject, aspect = rng.choice(SUBJECTS), rng.choice(ASPECTS)
-        namespace = rng.choice(namespaces)
-        summary = rng.choice(PHRASES).format(s=subject, a=aspect)
-        summary = summary[0].upper() + summary[1:]
-        body = (f"Ticket {rng.randint(100, 9999)}: {aspect} in {subject} came up again. "
-                f"Owner {rng.choice(['ana', 'bo', 'cy', 'di'])}; next step {rng.choice(['patch', 'test', 'wait'])}.")
-        if namespace == "decisions" and rng.random() < 0.3:
-            summary = f"Switch {subject} {aspect} handling to the new approach"
-            body = f"Replaces the earlier decision on {aspect} for {subject}. " + body
         when = NOW - timedelta(days=180 * (size - i) / size, minutes=rng.randint(0, 300))
-        entry = serialize_entry({"type": namespace, "timestamp": when.isoformat(), "summary": summary[:100]}, body)
+        namespace, entry = new_entry(rng, when)
         commit = commits[min(len(commits) - 1, i * len(commits) // size)]
         notes[namespace][commit] = append_entry(notes[namespace].get(commit), entry)
     git = GitStore(path)
     for namespace, by_commit in notes.items():
         ref = f"refs/notes/mem/{namespace}"
         git.move_refs({ref: git.build_notes_commit(None, by_commit, "bench")}, {ref: None}, "bench")
+
+
+def new_entry(rng: random.Random, when: datetime) -> tuple[str, str]:
+    """(namespace, entry) of one synthetic memory: a subject x aspect fact, some of them replacing decisions."""
+    subject, aspect = rng.choice(SUBJECTS), rng.choice(ASPECTS)
+    namespace = rng.choice(["decisions", "learnings", "progress", "blockers", "patterns", "research", "reviews"])
+    summary = rng.choice(PHRASES).format(s=subject, a=aspect)
+    summary = summary[0].upper() + summary[1:]
+    body = (f"Ticket {rng.randint(100, 9999)}: {aspect} in {subject} came up again. "
+            f"Owner {rng.choice(['ana', 'bo', 'cy', 'di'])}; next step {rng.choice(['patch', 'test', 'wait'])}.")
+    if namespace == "decisions" and rng.random() < 0.3:
+        summary = f"Switch {subject} {aspect} handling to the new approach"
+        body = f"Replaces the earlier decision on {aspect} for {subject}. " + body
+    return namespace, serialize_entry({"type": namespace, "timestamp": when.isoformat(), "summary": summary[:100]},
+                                      body)
+
+
+def add_memories(path: Path, count: int, seed: int) -> None:
+    """`count` new memories on the newest commit, one notes commit per namespace (as captures would leave them)."""
+    rng, git = random.Random(seed), GitStore(path)
+    head = str(git.repo.head.target)
+    for i in range(count):
+        namespace, entry = new_entry(rng, NOW + timedelta(minutes=i))
+        ref = f"refs/notes/mem/{namespace}"
+        tip = git.tip(ref)
+        existing = git.note_blob_at(tip, head) if tip else None
+        data = append_entry(git.read_blob(existing) if existing else None, entry)
+        git.move_refs({ref: git.build_notes_commit(tip, {head: data}, "bench capture")}, {ref: tip}, "bench")
+
+
+def judge_pairs(server: FakeOpenAI, since: int) -> int:
+    """Pairs the judge sent to the fake server in requests from `since` on."""
+    return sum(len(PAIR.findall(r["messages"][-1]["content"])) for r in server.chat_requests()[since:]
+               if r["response_format"]["json_schema"]["name"] == "JudgeAnswer")
 
 
 def run(path: Path, model: LocalMiniLM, llm=None, **options):
@@ -153,17 +178,27 @@ def main() -> None:
         build_store(path, 1000, seed=5)
         with FakeOpenAI(latency=args.llm_latency, responder=cooperative) as server:
             seconds, report = run(path, model, llm=llm_chain(server.base_url))
-        usage = report.token_usage
-        results["llm_1000"] = {"seconds": seconds, "latency_per_call_s": args.llm_latency,
-                               "llm_calls": usage.llm_calls, "tokens_in": usage.tokens_in,
-                               "tokens_out": usage.tokens_out, "memories": report.memories_processed,
-                               "calls_per_10_memories": 10 * usage.llm_calls / max(1, report.memories_processed),
-                               "errors": report.errors[:3]}
+            usage = report.token_usage
+            results["llm_1000"] = {"seconds": seconds, "latency_per_call_s": args.llm_latency,
+                                   "llm_calls": usage.llm_calls, "tokens_in": usage.tokens_in,
+                                   "tokens_out": usage.tokens_out, "memories": report.memories_processed,
+                                   "judge_pairs": judge_pairs(server, 0),
+                                   "calls_per_10_memories": 10 * usage.llm_calls / max(1, report.memories_processed),
+                                   "errors": report.errors[:3]}
+            # Ten captures later: what an incremental run pays, against `--full` re-judging everything.
+            add_memories(path, 10, seed=11)
+            for name, full in (("llm_1000_plus_10", False), ("llm_1000_plus_10_full", True)):
+                since = len(server.chat_requests())
+                seconds, report = run(path, model, llm=llm_chain(server.base_url), full=full)
+                usage = report.token_usage
+                results[name] = {"seconds": seconds, "llm_calls": usage.llm_calls, "tokens_in": usage.tokens_in,
+                                 "judge_pairs": judge_pairs(server, since),
+                                 "summaries": report.summaries_created, "errors": report.errors[:3]}
     if args.json:
         print(json.dumps(results, indent=2))
         return
     for name, row in results.items():
-        print(name, json.dumps(row, default=lambda v: round(v, 2) if isinstance(v, float) else v))
+        print(name, json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}))
     print("targets: 1,000 cold offline < 60 s; 1,000 with a 300 ms LLM < 90 s; 10,000 clustered < 60 s after "
           "embedding; at most one LLM call per 10 memories")
 

@@ -182,3 +182,22 @@ def test_a_run_that_dies_before_persisting_pays_for_no_answer_twice(store_of_fac
     assert second.phase == "completed" and second.persisted and second.token_usage.tokens_in == 0
     assert {s.provider for s in store.load_state().summaries.values()} == {"openai"}
     assert not checkpoint.exists()
+
+
+def test_a_new_memory_in_a_judged_cluster_sends_only_its_own_pairs_to_the_llm(store_of_facts: Repo, model) -> None:  # noqa: F811
+    with FakeOpenAI(responder=cooperative) as server:
+        run(store_of_facts, model, server)
+        before = len(server.chat_requests())
+        store_of_facts.capture("learnings", "Idempotency keys for payment webhooks prevent double charges",
+                               "Confirmed again after the outage.", when=NOW)
+        report, _ = run(store_of_facts, model, server)
+        judged = [r["messages"][-1]["content"] for r in server.chat_requests()[before:]
+                  if r["response_format"]["json_schema"]["name"] == "JudgeAnswer"]
+        full, _ = run(store_of_facts, model, server, full=True)
+        rejudged = [r["messages"][-1]["content"] for r in server.chat_requests()
+                    if r["response_format"]["json_schema"]["name"] == "JudgeAnswer"][-1]
+    assert report.summaries_created == 1 and len(judged) == 1
+    new_label = re.search(r'<memory label="(M\d+)"[^>]*>\nsummary: Idempotency keys', judged[0])[1]
+    pairs = PAIR.findall(judged[0])
+    assert pairs and all(new_label in pair for pair in pairs)  # the pairs judged last run are not paid twice
+    assert len(PAIR.findall(rejudged)) > len(pairs)  # --full judges every pair again
