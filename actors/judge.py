@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import trio
 
 from memactors.actors.heuristic_judge import judge_pair
+from memactors.actors.linker import withdrawn_edges
 from memactors.actors.llm_call import ask
 from memactors.actors.ports import StructuredLLM
 from memactors.actors.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
@@ -99,11 +100,19 @@ class SupersessionJudge(JoiningActor):
             elif verdict.relation is Relation.SUBSUMES and verdict.container:
                 lesser = verdict.older if verdict.container == verdict.newer else verdict.newer
                 superseded_by[lesser] = verdict.container
+        withdrawn = withdrawn_edges(verdicts, scanned.prior.edges)
+        released = {
+            e.target_key for e in withdrawn
+            if e.edge_type is not EdgeType.CONTRADICTS and e.target_key not in superseded_by
+            and (before := scanned.prior.meta.get(e.target_key)) is not None and before.superseded_by == e.source_key
+        }
         await self.bus.publish(
             SupersessionsJudged(
                 run_id=formed.run_id,
                 superseded_by=superseded_by,
                 verdicts=tuple(sorted(verdicts, key=lambda v: (v.newer, v.older))),
+                withdrawn_edges=tuple(sorted(e.id for e in withdrawn)),
+                no_longer_superseded=tuple(sorted(released)),
                 usage=usage,
                 fallbacks=tuple(sorted(fallbacks)),
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
-from memactors.events.edge import Edge, EdgeType
+from memactors.events.edge import Edge, EdgeType, edge_id
 from memactors.events.memory import Memory
 from memactors.events.summary import Summary
 from memactors.events.verdict import Relation, Verdict
@@ -18,6 +18,36 @@ def _edge(source: str, target: str, kind: EdgeType, ids: Mapping[str, str], *, w
     return Edge(source_key=source, target_key=target, source_id=ids.get(source, source),
                 target_id=ids.get(target, target), edge_type=kind, weight=round(weight, 3), reason=reason,
                 partial=partial, created_at=now, consolidation_run_id=run_id)
+
+
+def verdict_edge(v: Verdict) -> tuple[str, str, EdgeType] | None:
+    """(source, target, type) of the edge a verdict implies; None for compatible pairs."""
+    if v.relation is Relation.SUPERSEDES:
+        return v.newer, v.older, EdgeType.SUPERSEDES
+    if v.relation is Relation.SUBSUMES and v.container:
+        return v.container, v.older if v.container == v.newer else v.newer, EdgeType.SUBSUMES
+    if v.relation in (Relation.CONTRADICTORY, Relation.AMBIGUOUS):
+        return v.newer, v.older, EdgeType.CONTRADICTS
+    return None
+
+
+def withdrawn_edges(verdicts: Iterable[Verdict], prior: Mapping[str, Edge]) -> list[Edge]:
+    """Earlier verdict edges a re-judged pair no longer implies, when the new verdict is at least as confident.
+
+    Only supersedes, subsumes and undecided contradicts edges between the two memories of a judged pair
+    count; a contradiction the user resolved stays, and a weaker judgement (say the offline heuristic
+    after an LLM) never overturns a stronger one.
+    """
+    withdrawn: list[Edge] = []
+    for v in verdicts:
+        implied = verdict_edge(v)
+        for source, target in ((v.newer, v.older), (v.older, v.newer)):
+            for kind in (EdgeType.SUPERSEDES, EdgeType.SUBSUMES, EdgeType.CONTRADICTS):
+                old = prior.get(edge_id(source, target, kind))
+                if (old is not None and (source, target, kind) != implied and old.resolution is None
+                        and v.confidence >= old.weight):
+                    withdrawn.append(old)
+    return withdrawn
 
 
 def run_edges(
@@ -36,16 +66,12 @@ def run_edges(
         edges.append(_edge(canonical, copy, EdgeType.SUBSUMES, ids, weight=1.0,
                            reason="exact duplicate (same content after normalisation)", now=now, run_id=run_id))
     for v in verdicts:
-        if v.relation is Relation.SUPERSEDES:
-            edges.append(_edge(v.newer, v.older, EdgeType.SUPERSEDES, ids, weight=v.confidence, reason=v.reason,
-                               partial=v.partial, now=now, run_id=run_id))
-        elif v.relation is Relation.SUBSUMES and v.container:
-            lesser = v.older if v.container == v.newer else v.newer
-            edges.append(_edge(v.container, lesser, EdgeType.SUBSUMES, ids, weight=v.confidence, reason=v.reason,
-                               now=now, run_id=run_id))
-        elif v.relation in (Relation.CONTRADICTORY, Relation.AMBIGUOUS):
-            edges.append(_edge(v.newer, v.older, EdgeType.CONTRADICTS, ids, weight=v.confidence,
-                               reason=f"{v.relation.value}: {v.reason}", now=now, run_id=run_id))
+        implied = verdict_edge(v)
+        if implied is not None:
+            source, target, kind = implied
+            reason = f"{v.relation.value}: {v.reason}" if kind is EdgeType.CONTRADICTS else v.reason
+            edges.append(_edge(source, target, kind, ids, weight=v.confidence, reason=reason,
+                               partial=v.partial and kind is EdgeType.SUPERSEDES, now=now, run_id=run_id))
     for summary in summaries:
         for key in summary.source_keys:
             edges.append(_edge(SUMMARY_PREFIX + summary.id, key, EdgeType.CONSOLIDATES, ids,

@@ -225,6 +225,9 @@ class Persister(JoiningActor):
         for eid, edge in prior.items():
             if edge.source_key in stale:
                 changes[eid] = None
+        for eid in judged.withdrawn_edges if judged else ():
+            if eid in prior and eid not in changes:
+                changes[eid] = None  # a later, at least as confident verdict overturned it
         return changes
 
 

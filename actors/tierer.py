@@ -35,14 +35,17 @@ class Tierer(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         judged = events.get(SupersessionsJudged)
         verdicts = judged.superseded_by if judged is not None else {}
-        await self.bus.publish(self._tier(events[MemoriesScanned], verdicts))
+        released = frozenset(judged.no_longer_superseded) if judged is not None else frozenset()
+        await self.bus.publish(self._tier(events[MemoriesScanned], verdicts, released))
 
-    def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str]) -> MemoriesTiered:
+    def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str], released: frozenset[str]) -> MemoriesTiered:
         now = scanned.request.started_at
         memories = scanned.memories
         priors = [scanned.prior.meta.get(m.key) for m in memories]
         uses = [_fold(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
-        superseded_by = [verdicts.get(m.key) or (p.superseded_by if p else None) for m, p in zip(memories, priors)]
+        # a supersession stands until a verdict replaces it or overturns it (`released`)
+        superseded_by = [verdicts.get(m.key) or (p.superseded_by if p and m.key not in released else None)
+                         for m, p in zip(memories, priors)]
         anchors = np.fromiter(
             (max(m.timestamp, last) if last else m.timestamp for m, (last, _) in zip(memories, uses)),
             dtype=object, count=len(memories),

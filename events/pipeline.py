@@ -91,10 +91,15 @@ class SupersessionsJudged(RunEvent):
     """Which memories this run found superseded: key -> key of the newer memory.
 
     `verdicts` holds every pair judged (compatible ones included).
+    `withdrawn_edges` are ids of earlier verdict edges that an at least as
+    confident verdict of this run overturned; `no_longer_superseded` the
+    memories such an edge had marked superseded and no verdict now marks.
     """
 
     superseded_by: dict[str, str]
     verdicts: tuple[Verdict, ...] = ()
+    withdrawn_edges: tuple[str, ...] = ()
+    no_longer_superseded: tuple[str, ...] = ()
     usage: TokenUsage = TokenUsage()
     fallbacks: tuple[str, ...] = ()
 

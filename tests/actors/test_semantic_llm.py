@@ -20,6 +20,7 @@ from memactors.adapters.runtime import RunOptions, Services, consolidate
 from memactors.adapters.settings import Settings
 from memactors.adapters.vector_cache import CachedEmbedder
 from memactors.events.edge import EdgeType
+from tests.actors.test_semantic_pipeline import run as run_offline
 from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - fixture
 from tests.conftest import NOW, Repo
 from tests.fake_openai import FakeOpenAI
@@ -201,3 +202,41 @@ def test_a_new_memory_in_a_judged_cluster_sends_only_its_own_pairs_to_the_llm(st
     pairs = PAIR.findall(judged[0])
     assert pairs and all(new_label in pair for pair in pairs)  # the pairs judged last run are not paid twice
     assert len(PAIR.findall(rejudged)) > len(pairs)  # --full judges every pair again
+
+
+def _all_verdicts(relation: str, confidence: float):
+    def responder(request: dict[str, Any]) -> str:
+        answer = json.loads(cooperative(request))
+        for verdict in answer.get("verdicts", []):
+            verdict.update(relation=relation, confidence=confidence)
+        return json.dumps(answer)
+    return responder
+
+
+def _superseded(store: MemoryStore) -> dict[str, str]:
+    return {k: m.superseded_by for k, m in store.load_state().meta.items() if m.superseded_by}
+
+
+def test_a_more_confident_later_verdict_overturns_a_supersession_and_its_edge(store_of_facts: Repo, model) -> None:  # noqa: F811
+    with FakeOpenAI(responder=_all_verdicts("supersedes", 0.7)) as server:
+        _, store = run(store_of_facts, model, server)
+    judged = _superseded(store)
+    assert judged
+    with FakeOpenAI(responder=_all_verdicts("compatible", 0.9)) as server:
+        report, store = run(store_of_facts, model, server, full=True)
+    assert report.errors == []
+    state = store.load_state()
+    duplicates = {e.target_key: e.source_key for e in state.edges.values() if e.reason.startswith("exact duplicate")}
+    assert len(judged) > len(duplicates) and _superseded(store) == duplicates  # only the exact copy stays subsumed
+    assert not [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES]
+
+
+def test_a_less_confident_later_verdict_leaves_a_supersession_standing(store_of_facts: Repo, model) -> None:  # noqa: F811
+    with FakeOpenAI(responder=_all_verdicts("supersedes", 0.9)) as server:
+        _, store = run(store_of_facts, model, server)
+    judged = _superseded(store)
+    edges = {i for i, e in store.load_state().edges.items() if e.edge_type is EdgeType.SUPERSEDES}
+    assert judged and edges
+    run_offline(store_of_facts, model, full=True)  # the heuristic judge answers at confidence <= 0.55
+    assert _superseded(store) == judged
+    assert edges <= set(store.load_state().edges)
