@@ -25,10 +25,11 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    common = argparse.ArgumentParser(add_help=False, parents=[verbose])
     common.add_argument("--repo", type=Path, default=Path("."), metavar="PATH",
                         help="the git repository (default: the one containing the current directory)")
-    common.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     reporting = argparse.ArgumentParser(add_help=False)
     reporting.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
@@ -192,11 +193,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sync-remote", metavar="REMOTE",
                    help="also set up REMOTE for sharing memories (as `memactors sync --setup --remote REMOTE`)")
 
-    p = commands.add_parser("demo", parents=[common, reporting], help="build a sample store and consolidate it",
+    p = commands.add_parser("demo", parents=[verbose, reporting], help="build a sample store and consolidate it",
                             description="Create a git repository at DIR with a realistic sample memory store "
                             "(several namespaces, months of captures, duplicates, stale decisions, a few broken "
                             "entries) and consolidate it.")
-    p.add_argument("directory", type=Path, metavar="DIR")
+    p.add_argument("directory", type=Path, metavar="DIR", help="where to create it: a new or empty directory")
     p.add_argument("--memories", type=int, default=300, metavar="N", help="how many captures (default 300)")
     p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
     return parser

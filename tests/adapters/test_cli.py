@@ -170,6 +170,8 @@ def test_demo_builds_a_store_and_consolidates_it(tmp_path: Path, git_env) -> Non
     assert len(namespaces) >= 6
     again = run_cli("demo", str(tmp_path / "demo"))
     assert again.returncode == 2 and "not empty" in one_line_error(again)
+    misled = run_cli("demo", "--repo", str(tmp_path), str(tmp_path / "elsewhere"))  # DIR is where it goes
+    assert misled.returncode == 2 and "--repo" in misled.stderr and not (tmp_path / "elsewhere").exists()
 
 
 @pytest.fixture
