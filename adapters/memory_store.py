@@ -36,11 +36,12 @@ class MemoryStore:
     """`MemorySource` and `StateSink` for one repository.
 
     Scans parse only notes whose blob is not in the parse cache; the
-    cache is saved after each scan asked to `remember`. Duplicate entries
-    (same stable key) count once, the rest as `duplicate_entry`; the copy
-    kept is the one on the most recently committed commit (a rebase leaves
-    the old note behind on a commit no branch reaches) and the others'
-    positional IDs become its aliases.
+    cache is saved after each scan asked to `remember`. Identical entries
+    (same stable key) count once: the rest count as `duplicate_entry` on
+    the same commit, as `rewritten_copy` on another one (git copies notes
+    when a rebase or amend rewrites a commit and leaves the old note on a
+    commit no branch reaches). The copy kept is the one on the most
+    recently committed commit; the others' positional IDs become its aliases.
     """
 
     def __init__(self, git: GitStore) -> None:
@@ -85,8 +86,9 @@ class MemoryStore:
                 for memory in parse.memories:
                     position = seen.get(memory.key)
                     if position is not None:
-                        outcome.skipped["duplicate_entry"] += 1
-                        outcome.memories[position] = one_of(outcome.memories[position], memory, committed)
+                        kept = outcome.memories[position]
+                        outcome.skipped["duplicate_entry" if memory.commit in kept.commits() else "rewritten_copy"] += 1
+                        outcome.memories[position] = one_of(kept, memory, committed)
                         continue
                     seen[memory.key] = len(outcome.memories)
                     outcome.memories.append(memory)

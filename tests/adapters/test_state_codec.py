@@ -92,6 +92,7 @@ def test_a_squashing_rebase_leaves_a_store_the_next_run_reads(populated: Repo) -
     result = run_cli("consolidate", "--json", "--repo", str(populated.path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["memories_processed"] == 8
+    assert json.loads(result.stdout)["memories_skipped"] == {"rewritten_copy": 2}  # the old commits' notes
     assert populated.originals() == before
     status = json.loads(run_cli("status", "--json", "--repo", str(populated.path)).stdout)
     assert status["last_run"]["run_id"] == json.loads(result.stdout)["run_id"]
