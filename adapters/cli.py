@@ -960,8 +960,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         verb = "would rebuild" if args.dry_run else "rebuilt"
         entries = sum(d.entries_recoverable for d in report.repaired if d.namespace is not None)
         records = report.entries_restored - entries
-        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes ({entries} entries"
-                 + (f", {records} state records" if records else "") + f"); {len(report.unrepairable)} cannot be rebuilt"]
+        restored = f"{entries} entries" + (f", {records} state records" if records else "")
+        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes ({restored}); "
+                 f"{len(report.unrepairable)} cannot be rebuilt"]
         lines += [f"  {d.ref} on {d.commit[:12]}: {verb}" for d in report.repaired]
         lines += [f"  {d.ref} on {d.commit[:12]}: nothing intact to rebuild from; left as is"
                   for d in report.unrepairable]

@@ -321,6 +321,6 @@ STATE_KINDS: dict[str, StateKind[Any]] = {
     META_REF: StateKind(decode_meta_note, encode_meta_note, lambda m: m.key, merge_meta),
     SUMMARIES_REF: StateKind(decode_summaries_note, encode_summaries_note, lambda s: s.id, prefer_local),
     EDGES_REF: StateKind(decode_edges_note, encode_edges_note, lambda e: e.id, merge_edge),
-    RUNS_REF: StateKind(lambda _commit, data: decode_runs_note(data),
-                        lambda runs: encode_runs(sorted(runs, key=started)), lambda r: str(r.get("run_id")), prefer_local),
+    RUNS_REF: StateKind(lambda _commit, data: decode_runs_note(data), lambda runs: encode_runs(sorted(runs, key=started)),
+                        lambda r: str(r.get("run_id")), prefer_local),
 }

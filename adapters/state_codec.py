@@ -133,7 +133,6 @@ def unsorted_documents(data: bytes) -> bytes | None:
                     for record in records)
 
 
-
 def encode_runs(runs: Iterable[Mapping[str, Any]]) -> bytes:
     """A run note holding `runs` in the given order, one record per line."""
     body = ",\n".join(json.dumps(run, sort_keys=True) for run in runs)

@@ -335,7 +335,8 @@ class _RemoteUnreadable(SyncError):
 def _unreadable(which: str, label: str, ref: str, exc: Exception) -> SyncError:
     reason = str(exc).splitlines()[0]
     if which == "remote":  # repaired where it was damaged, then pushed again
-        reason = reason.replace("`memactors doctor --repair`", "`memactors doctor --repair` in the clone that pushed it")
+        reason = reason.replace("`memactors doctor --repair`",
+                                "`memactors doctor --repair` in the clone that pushed it")
         return _RemoteUnreadable(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
     return SyncError(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
 
