@@ -47,10 +47,7 @@ from memactors.adapters.notes_merge import (
     three_way,
 )
 from memactors.adapters.repo_lock import RepoLock
-from memactors.adapters.state_codec import (
-    UnreadableState,
-    decode_runs_note,
-)
+from memactors.adapters.state_codec import UnreadableState, decode_runs_note, unsorted_documents
 from memactors.events.edge import Edge
 from memactors.events.metadata import MemoryMeta
 
@@ -325,7 +322,7 @@ P = TypeVar("P")
 
 
 def _side(which: str, label: str) -> str:
-    return "the local" if which == "local" else f"{label}'s"
+    return {"local": "the local", "base": "the last shared"}.get(which, f"{label}'s")
 
 
 class _RemoteUnreadable(SyncError):
@@ -333,12 +330,25 @@ class _RemoteUnreadable(SyncError):
 
 
 def _unreadable(which: str, label: str, ref: str, exc: Exception) -> SyncError:
-    reason = str(exc).splitlines()[0]
-    if which == "remote":  # repaired where it was damaged, then pushed again
-        reason = reason.replace("`memactors doctor --repair`",
-                                "`memactors doctor --repair` in the clone that pushed it")
-        return _RemoteUnreadable(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
-    return SyncError(f"{_side(which, label)} {ref}: {reason}; nothing was merged")
+    message = f"{_side(which, label)} {ref}: {str(exc).splitlines()[0]}; nothing was merged"
+    return _RemoteUnreadable(message) if which == "remote" else SyncError(message)
+
+
+def _decoded_rebuilding(decode: Callable[[str, bytes], list[T]], commit: str, data: bytes,
+                        which: str) -> tuple[list[T], bool]:
+    """A state note's records, and whether they were rebuilt from a remote note a line sort scrambled.
+
+    Damage someone pushed (or that history holds) is read back from its record lines, as `doctor
+    --repair` would, and merged rather than refused or spread; local damage raises, for `doctor
+    --repair` to mend in place.
+    """
+    try:
+        return decode(commit, data), False
+    except (UnreadableState, ValueError):
+        documents = unsorted_documents(data) if which != "local" else None
+        if documents is None:
+            raise
+    return decode(commit, documents), True
 
 
 def _over_unreadable(git: GitStore, ref: str, local: str | None, remote: str | None,
@@ -357,7 +367,10 @@ def _over_unreadable(git: GitStore, ref: str, local: str | None, remote: str | N
 
 def _records(git: GitStore, kind: StateKind[T], ref: str, tip: str | None, which: str,
              label: str) -> tuple[dict[str, T], dict[str, str], dict[str, dict[str, T]], dict[str, str]]:
-    """(records by ID, commit of each, records by commit, blob of each commit) of one side; refuses unreadable notes."""
+    """(records by ID, commit of each, records by commit, blob of each commit) of one side; refuses unreadable notes.
+
+    A remote note rebuilt from line-sort damage has no blob: its bytes are never taken as they are.
+    """
     records: dict[str, T] = {}
     where: dict[str, str] = {}
     by_commit: dict[str, dict[str, T]] = defaultdict(dict)
@@ -365,11 +378,13 @@ def _records(git: GitStore, kind: StateKind[T], ref: str, tip: str | None, which
     if tip is None:
         return records, where, by_commit, blobs
     for commit, blob in git.notes_at(tip):
-        blobs[commit] = blob
         try:
-            decoded = kind.decode(commit, git.read_blob(blob))
+            decoded, rebuilt = _decoded_rebuilding(kind.decode, commit, git.read_blob(blob), which)
         except (UnreadableState, ValueError) as exc:
             raise _unreadable(which, label, ref, exc) from None
+        if not rebuilt:
+            blobs[commit] = blob
+        by_commit[commit] = {}
         for record in decoded:
             rid = kind.rid(record)
             records[rid], where[rid] = record, commit
@@ -388,13 +403,14 @@ def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, 
     if local == remote:
         return plan, mine  # the edges as they stand: metadata merges re-apply their resolutions
     theirs, theirs_at, theirs_by, theirs_blobs = _records(git, kind, ref, remote, "remote", label)
+    plan.rebuilt = len(theirs_by.keys() - theirs_blobs.keys())
     base: dict[str, Any] = {}
     if local and remote:
         found = git.repo.merge_base(local, remote)
         if found is not None:  # a fast-forward either way needs no third read
             found_hex = str(found)
             base = (theirs if found_hex == remote else mine if found_hex == local
-                    else _records(git, kind, ref, found_hex, "local", label)[0])
+                    else _records(git, kind, ref, found_hex, "base", label)[0])
     merged = three_way(base, mine, theirs, kind.both)
     if ref == META_REF and edges is not None:
         merged = apply_resolutions(merged, edges.values())
@@ -402,7 +418,7 @@ def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, 
     for rid, record in merged.items():
         commit = record.commit if isinstance(record, MemoryMeta) else mine_at.get(rid) or theirs_at[rid]
         placed[commit][rid] = record
-    same_as_remote = True
+    same_as_remote = not plan.rebuilt  # their damaged bytes are never taken: merge, and the remote gets the mend
     for commit in placed.keys() | mine_by.keys() | theirs_by.keys():
         now, before, there = placed.get(commit, {}), mine_by.get(commit, {}), theirs_by.get(commit, {})
         if now != there:
@@ -448,10 +464,13 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
     def runs_of(blob: str, which: str, commit: str) -> bytes:
         data = git.read_blob(blob)
         try:
-            decode_runs_note(data)
+            runs, rebuilt = _decoded_rebuilding(STATE_KINDS[RUNS_REF].decode, commit, data, which)
         except UnreadableState as exc:
             raise _unreadable(which, label, f"{RUNS_REF} on {commit[:12]}", exc) from None
-        return data
+        if not rebuilt:
+            return data
+        plan.rebuilt += 1
+        return STATE_KINDS[RUNS_REF].encode(runs)
 
     same_as_remote = True
     for commit, blob in theirs.items():
@@ -475,6 +494,7 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
         if commit not in theirs:
             same_as_remote = False
             plan.pushed += len(decode_runs_note(runs_of(blob, "local", commit)))
+    same_as_remote = same_as_remote and not plan.rebuilt
     # `memactors status` finds the last run through the tip's Run-Commit trailer: keep the newest one.
     newest = max((n for n in (_newest_run(git, local), _newest_run(git, remote)) if n), default=None)
     trailer = f"\nRun-Commit: {newest[1]}\n" if newest else ""

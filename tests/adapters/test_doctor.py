@@ -29,6 +29,7 @@ from tests.adapters.test_sync import (  # noqa: F401 - clones is a fixture
     _meta,
     _write_state,
     clones,
+    state_refs,
 )
 from tests.conftest import NOW, Repo, entry, git, run_cli
 
@@ -229,24 +230,44 @@ def test_a_line_sorted_state_note_of_mixed_schema_versions_is_not_guessed_at() -
     assert unsorted_documents(b"\n".join(sorted(set(old.splitlines()))) + b"\n") is not None
 
 
-def test_state_damage_pushed_to_a_remote_is_refused_by_sync_until_its_clone_repairs_and_pushes_again(
-        clones: Clones) -> None:
+def test_state_damage_pushed_to_a_remote_is_rebuilt_by_the_next_sync_and_the_remote_mended(clones: Clones) -> None:
     damage_state(clones)
     git(clones.b.path, "push", "-q", "--force", "origin", META_REF, RUNS_REF)  # a hand-made refspec spreads it
-    before = clones.a.refs()
-    with pytest.raises(SyncError, match="in the clone that pushed it"):
-        sync(clones.a.path)
-    assert {r: t for r, t in clones.a.refs().items() if r in before} == before  # nothing local moved
+    assert {n.ref for n in diagnose(clones.remote)} == {META_REF, RUNS_REF}
 
-    repair(clones.b.path)
-    pushed = sync(clones.b.path)
-    assert pushed.pushed and not pushed.errors
-    merged = sync(clones.a.path)
-    assert not merged.errors and diagnose(clones.a.path) == []
+    mended = sync(clones.a.path)
+
+    assert not mended.errors and mended.remote_notes_rebuilt == 2 and mended.pushed
+    assert diagnose(clones.a.path) == [] and diagnose(clones.remote) == []
     a = GitStore(clones.a.path)
     shared = git(clones.a.path, "rev-parse", "HEAD").stdout.strip()
     meta = decode_meta_note(shared, a.read_blob(a.note_blob_at(a.tip(META_REF), shared)))
     assert sorted(m.namespace for m in meta) == ["decisions", "learnings"]
+    assert len(decode_runs_note(a.read_blob(a.note_blob_at(a.tip(RUNS_REF), shared)))) == 2
+
+    with pytest.raises(SyncError, match="doctor --repair"):  # b's own copy of the damage is b's to mend
+        sync(clones.b.path)
+    repair(clones.b.path)
+    assert not sync(clones.b.path).errors and not sync(clones.a.path).errors
+    assert state_refs(clones.a) == state_refs(clones.b)  # both clones converge on one mended state
+    assert diagnose(clones.b.path) == [] and diagnose(clones.remote) == []
+
+
+def test_a_remote_state_note_that_cannot_be_read_is_refused_until_a_clone_that_descends_from_it_pushes(
+        clones: Clones) -> None:
+    shared = clones.capture("a", "decisions", "Use SQLite for storage")
+    for side in ("a", "b"):
+        assert run_cli("consolidate", "--repo", str(clones.repo(side).path), env=NO_EMBEDDINGS).returncode == 0
+        sync(clones.repo(side).path)
+    _write_state(clones.b, META_REF, {shared: b"not json at all\n"})  # unreadable, and not a line sort
+    git(clones.b.path, "push", "-q", "--force", "origin", META_REF)
+    before = clones.a.refs()
+    with pytest.raises(SyncError, match="is not JSON; nothing was merged"):
+        sync(clones.a.path)
+    assert {r: t for r, t in clones.a.refs().items() if r in before} == before  # nothing local moved
+    _write_state(clones.b, META_REF, {shared: encode_meta_note([_meta("k1", shared)])})  # mended on top
+    assert sync(clones.b.path).pushed
+    assert not sync(clones.a.path).errors
 
 
 def test_a_repaired_metadata_note_keeps_the_users_conflict_decision_over_either_sides_supersession(repo: Repo) -> None:
