@@ -114,10 +114,10 @@ class Coordinator(Actor):
         if isinstance(event, RunCompleted):
             self._failures, self._not_before = 0, -math.inf
             r = event.report
-            log.info("run %s (%s): %d memories, %d summaries, %d superseded, %d llm calls, %s, %.2f s",
-                     r.run_id, r.trigger, r.memories_processed, r.summaries_created, r.supersessions_detected,
-                     r.token_usage.llm_calls, "persisted" if r.persisted else "nothing changed",
-                     r.duration_seconds)
+            log.info("run %s (%s): %d memories, %d summaries, %d newly superseded, %d llm requests (%d failed), "
+                     "%s, %.2f s", r.run_id, r.trigger, r.memories_processed, r.summaries_created,
+                     r.supersessions_detected, r.token_usage.llm_calls, r.token_usage.llm_failed,
+                     "persisted" if r.persisted else "nothing changed", r.duration_seconds)
             for error in r.errors:
                 log.warning("run %s: %s", r.run_id, error)
             return

@@ -37,7 +37,8 @@ class SupersessionJudge(JoiningActor):
     LLM, the pairs of many clusters are packed into one call (at most
     `batch_pairs` pairs and `batch_memories` memories), so calls grow with
     memories / 60, not with pairs; otherwise the offline heuristic judges
-    each pair. Exact duplicates are superseded by their canonical.
+    each pair, as it does every batch left once `llm_deadline` seconds of
+    LLM work have passed. Exact duplicates are superseded by their canonical.
     """
 
     name = "judge"
@@ -45,8 +46,10 @@ class SupersessionJudge(JoiningActor):
     publishes = (SupersessionsJudged,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float, concurrency: int = 4,
-                 older_per_memory: int = 2, batch_pairs: int = 60, batch_memories: int = 60) -> None:
+                 older_per_memory: int = 2, batch_pairs: int = 60, batch_memories: int = 60,
+                 llm_deadline: float = 600.0) -> None:
         super().__init__(bus)
+        self._llm_deadline = llm_deadline
         self._llm = llm
         self._pair_threshold = pair_threshold
         self._older_per_memory = older_per_memory
@@ -79,12 +82,13 @@ class SupersessionJudge(JoiningActor):
         verdicts: list[Verdict] = []
         usage = TokenUsage()
         fallbacks: list[str] = []
+        deadline = trio.current_time() + self._llm_deadline  # then the rest is judged offline
 
         async def one(index: int, pairs: list[tuple[Memory, Memory, float]]) -> None:
             nonlocal usage
             members = sorted({m.key: m for pair in pairs for m in pair[:2]}.values(), key=lambda m: m.timestamp)
             async with self._limit:
-                found, used, why = await self._judge(members, pairs)
+                found, used, why = await self._judge(members, pairs, deadline)
             verdicts.extend(found)
             usage += used
             if why:
@@ -130,7 +134,7 @@ class SupersessionJudge(JoiningActor):
         return pairs
 
     async def _judge(
-        self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]]
+        self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]], deadline: float
     ) -> tuple[list[Verdict], TokenUsage, str | None]:
         offline = [judge_pair(newer, older, sim) for newer, older, sim in pairs]
         if self._llm is None:
@@ -143,7 +147,7 @@ class SupersessionJudge(JoiningActor):
                 if v.relation == "subsumes" and v.container not in (v.newer, v.older):
                     raise ValueError(f"subsumes verdict for {v.newer}/{v.older} must name one of them as container")
 
-        asked = await ask(self._llm, JUDGE_SYSTEM, user, JudgeAnswer, check)
+        asked = await ask(self._llm, JUDGE_SYSTEM, user, JudgeAnswer, check, deadline=deadline)
         if asked.answer is None:
             return offline, asked.usage, asked.why
         wanted = {(n.key, o.key) for n, o, _ in pairs}

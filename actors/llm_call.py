@@ -27,24 +27,30 @@ class Asked(Generic[T]):
 
 
 async def ask(
-    llm: StructuredLLM, system: str, user: str, schema: type[T], check: Callable[[T], None]
+    llm: StructuredLLM, system: str, user: str, schema: type[T], check: Callable[[T], None],
+    *, deadline: float | None = None,
 ) -> Asked[T]:
-    """Ask; an answer that fails the schema or `check` (ValueError) is asked again once, with the error."""
+    """Ask; an answer that fails the schema or `check` (ValueError) is asked again once, with the error.
+
+    `deadline` (trio time) ends the question: the LLM sends nothing past it and abandons a request
+    in flight, and the caller falls back.
+    """
     usage = TokenUsage()
     prompt = user
     error = ""
     for _attempt in range(2):
         try:
-            done = await llm.complete(system, prompt, schema)
+            done = await llm.complete(system, prompt, schema, deadline=deadline)
         except InvalidAnswer as exc:
-            usage += TokenUsage(llm_calls=1)
+            usage += TokenUsage(llm_calls=exc.requests, llm_failed=exc.requests - 1)
             error = str(exc)
             prompt = retry_prompt(user, error)
             continue
         except LLMUnavailable as exc:
+            usage += TokenUsage(llm_calls=exc.requests, llm_failed=exc.requests)
             return Asked(None, usage, why=f"LLM unavailable: {exc}")
-        usage += TokenUsage(llm_calls=1, tokens_in=done.tokens_in, tokens_out=done.tokens_out,
-                            cost_usd=done.cost_usd)
+        usage += TokenUsage(llm_calls=done.requests, llm_failed=max(0, done.requests - 1),
+                            tokens_in=done.tokens_in, tokens_out=done.tokens_out, cost_usd=done.cost_usd)
         try:
             check(done.value)
         except ValueError as exc:

@@ -27,7 +27,6 @@ from memactors.events.pipeline import (
 )
 from memactors.events.report import RunReport, TokenUsage
 from memactors.events.summary import Summary
-from memactors.events.verdict import Relation
 
 R = TypeVar("R")
 #: Fields that say when and by which run a record was written, not what it says.
@@ -107,7 +106,11 @@ class Persister(JoiningActor):
             duplicates_collapsed=len(formed.duplicate_of) if formed else 0,
             memories_embedded=formed.embedded if formed else 0,
             summaries_created=sum(s is not None for s in summary_changes.values()),
-            supersessions_detected=sum(v.relation in (Relation.SUPERSEDES, Relation.SUBSUMES) for v in verdicts),
+            # what the metadata now says, not how many verdicts pointed the same way
+            supersessions_detected=sum(
+                m.superseded_by is not None and (prior.meta.get(m.key) is None
+                                                 or prior.meta[m.key].superseded_by != m.superseded_by)
+                for m in metas),
             contradictions_flagged=sum(
                 e is not None and e.edge_type is EdgeType.CONTRADICTS and e.resolution is None
                 for e in edge_changes.values()
@@ -116,7 +119,7 @@ class Persister(JoiningActor):
             prompt_injections_flagged=summarized.injections_flagged if summarized else 0,
             providers=dict(sorted(providers.items())),
             fallbacks=fallbacks,
-            errors=fallbacks,
+            errors=[*scanned.unreadable_refs.values(), *fallbacks],
             tier_counts=tiered.tier_counts,
             tier_transitions=tiered.tier_transitions,
             token_usage=usage,

@@ -25,12 +25,16 @@ T = TypeVar("T", bound=BaseModel)
 
 @dataclass
 class ScanOutcome:
-    """Every memory in scope (one per stable key) and what could not be read."""
+    """Every memory in scope (one per stable key) and what could not be read.
+
+    `unreadable_refs` holds memory refs skipped whole (ref -> one line saying why and what to do).
+    """
 
     memories: list[Memory]
     skipped: Counter[str] = field(default_factory=Counter)
     warnings: Counter[str] = field(default_factory=Counter)
     tips: dict[str, str] = field(default_factory=dict)
+    unreadable_refs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -116,15 +120,22 @@ class Embedder(Protocol):
 
 
 class InvalidAnswer(Exception):
-    """The model answered, but not with JSON matching the schema. `raw` is what it said."""
+    """The model answered, but not with JSON matching the schema. `raw` is what it said;
+    `requests` how many requests this question sent (failed attempts before the answer included)."""
 
-    def __init__(self, message: str, raw: str = "") -> None:
+    def __init__(self, message: str, raw: str = "", *, requests: int = 1) -> None:
         super().__init__(message)
         self.raw = raw
+        self.requests = requests
 
 
 class LLMUnavailable(Exception):
-    """No provider could answer (down, rate-limited past retries, circuit open, capped)."""
+    """No provider could answer (down, rate-limited past retries, timed out, circuit open, capped).
+    `requests` is how many requests this question sent before giving up (0 when refused up front)."""
+
+    def __init__(self, message: str, *, requests: int = 0) -> None:
+        super().__init__(message)
+        self.requests = requests
 
 
 @dataclass(frozen=True)
@@ -137,6 +148,7 @@ class Completion(Generic[T]):
     tokens_in: int
     tokens_out: int
     cost_usd: float = 0.0
+    requests: int = 1  # requests sent for it, failed attempts included; 0 for an answer replayed from disk
 
 
 class StructuredLLM(Protocol):
@@ -145,8 +157,13 @@ class StructuredLLM(Protocol):
     provider: str
     model: str
 
-    async def complete(self, system: str, user: str, schema: type[T]) -> Completion[T]:
-        """Ask once (transport retries inside). Raises InvalidAnswer or LLMUnavailable."""
+    async def complete(self, system: str, user: str, schema: type[T], *,
+                       deadline: float | None = None) -> Completion[T]:
+        """Ask once (transport retries inside). Raises InvalidAnswer or LLMUnavailable.
+
+        Past `deadline` (trio time) nothing is sent and a request in flight is abandoned:
+        LLMUnavailable, counting the requests sent.
+        """
         ...
 
     async def aclose(self) -> None: ...

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import trio
-
 import logging
+
+import trio
 
 from memactors.actors.ports import ActivationSource, MemorySource
 from memactors.bus.actor import Actor
@@ -13,6 +13,7 @@ from memactors.events.pipeline import MemoriesScanned, RunRequested
 
 
 progress = logging.getLogger("memactors.progress")
+log = logging.getLogger(__name__)
 
 
 class Scanner(Actor):
@@ -33,6 +34,8 @@ class Scanner(Actor):
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
         progress.info("scanning memories...")
         outcome, prior, head, uses = await trio.to_thread.run_sync(self._read, event)
+        for reason in outcome.unreadable_refs.values():
+            log.warning("%s", reason)
         progress.info("scanned %d memories (%d entries skipped)", len(outcome.memories), sum(outcome.skipped.values()))
         await self.bus.publish(
             MemoriesScanned(
@@ -45,6 +48,7 @@ class Scanner(Actor):
                 head=head,
                 memory_tips=outcome.tips,
                 activations=uses,
+                unreadable_refs=outcome.unreadable_refs,
             )
         )
 

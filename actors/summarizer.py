@@ -38,6 +38,8 @@ class Summarizer(JoiningActor):
     `batch_memories` memories, one summary per cluster, each citing only
     its own cluster's memories; an invalid answer is asked again once, then
     the batch falls back to extractive summaries and the reason is kept.
+    LLM work stops `llm_deadline` seconds after the run's first request: the
+    batches left are summarized offline, each saying why.
     Without an LLM every summary is extractive (`provider: offline`).
     """
 
@@ -46,8 +48,9 @@ class Summarizer(JoiningActor):
     publishes = (ClustersSummarized,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4,
-                 batch_memories: int = 40) -> None:
+                 batch_memories: int = 40, llm_deadline: float = 600.0) -> None:
         super().__init__(bus)
+        self._llm_deadline = llm_deadline
         self._llm = llm
         self._clock = clock
         self._limit = trio.CapacityLimiter(concurrency)
@@ -63,11 +66,12 @@ class Summarizer(JoiningActor):
         usage = TokenUsage()
         fallbacks: list[str] = []
         flagged_total = 0
+        deadline = trio.current_time() + self._llm_deadline  # then the rest is summarized offline
 
         async def one(batch: list[Cluster]) -> None:
             nonlocal usage, flagged_total
             async with self._limit:
-                written, used, why = await self._summarize(batch, by_key, formed.run_id)
+                written, used, why = await self._summarize(batch, by_key, formed.run_id, deadline)
             summaries.extend(written)
             usage += used
             flagged_total += sum(flagged(by_key[k]) for c in batch for k in c.members)
@@ -88,7 +92,7 @@ class Summarizer(JoiningActor):
         )
 
     async def _summarize(
-        self, clusters: Sequence[Cluster], by_key: dict[str, Memory], run_id: str
+        self, clusters: Sequence[Cluster], by_key: dict[str, Memory], run_id: str, deadline: float
     ) -> tuple[list[Summary], TokenUsage, str | None]:
         now = self._clock.now()
         groups = [[by_key[k] for k in c.members] for c in clusters]
@@ -106,7 +110,7 @@ class Summarizer(JoiningActor):
                         raise ValueError(f"{item.cluster} is not a cluster of this request")
                     check_citations(item.cited, labels[item.cluster])
 
-            asked = await ask(self._llm, SUMMARY_SYSTEM, user, SummaryBatchAnswer, check)
+            asked = await ask(self._llm, SUMMARY_SYSTEM, user, SummaryBatchAnswer, check, deadline=deadline)
             usage = asked.usage
             if asked.answer is not None:
                 answers = {}

@@ -8,10 +8,11 @@ errors (or, for `show`, an unknown ID); 2 usage or environment error;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +224,7 @@ def _open_store(repo: Path, settings):
     from memactors.adapters.git_store import GitStore
     from memactors.adapters.memory_store import MemoryStore
 
-    return MemoryStore(GitStore(repo, notes_base=settings.notes_base))
+    return MemoryStore(GitStore(repo, notes_base=settings.notes_base, lock_wait_seconds=settings.lock_wait_seconds))
 
 
 def _emit(args: argparse.Namespace, document: Any, text: str) -> None:
@@ -258,9 +259,9 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
     from memactors.adapters.inbox import Inbox
 
-    with RepoLock(store.git.common_dir):
+    with _run_lock(store, dry_run=args.dry_run):
         inbox = Inbox(store.git.common_dir)
-        queued, corrupt = inbox.pending()  # hooks' events: this run consumes them
+        queued, corrupt = inbox.pending() if not args.dry_run else ([], [])  # hooks' events: a run consumes them
         for path in corrupt:
             logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
         services = _services(store, settings, SystemClock(), args.max_llm_calls)
@@ -270,6 +271,32 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
             report = report.model_copy(update={"inbox_events": len(queued)})
     _emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+@contextlib.contextmanager
+def _run_lock(store, *, dry_run: bool) -> Iterator[None]:
+    """Hold the repository's run lock; a run that writes first checks it can (one line, exit 2, if not).
+
+    A dry run writes nothing: on a read-only repository, where nobody can write either, it runs
+    without the lock.
+    """
+    from memactors.adapters.git_store import NotWritable
+    from memactors.adapters.repo_lock import LockUnavailable, RepoLock
+
+    if not dry_run:
+        store.git.check_writable()
+    try:
+        lock = RepoLock(store.git.common_dir)
+        lock.__enter__()
+    except LockUnavailable as exc:
+        if not dry_run:
+            raise NotWritable(f"{exc}; a --dry-run needs no writes") from None
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 def _services(store, settings, clock, max_llm_calls: int | None = None):
@@ -301,12 +328,14 @@ def _render_report(report, where: str) -> str:
         lines.append(f"  clusters    {report.clusters_found} of 3+ and {report.pairs_found} pairs, "
                      f"{report.duplicates_collapsed} exact duplicates collapsed, "
                      f"{report.summaries_created} summaries written")
-        lines.append(f"  judged      {report.supersessions_detected} superseded or subsumed, "
+        lines.append(f"  judged      {report.supersessions_detected} newly superseded or subsumed, "
                      f"{report.contradictions_flagged} contradictions for you (`memactors conflicts`)")
         usage = report.token_usage
         by = ", ".join(f"{k} {v}" for k, v in report.providers.items()) or "nothing new"
         cost = f", ~${usage.cost_usd:.4f}" if usage.cost_usd else ""
-        lines.append(f"  llm         {usage.llm_calls} calls, {usage.tokens_in} tokens in, {usage.tokens_out} out"
+        failed = f" ({usage.llm_failed} failed)" if usage.llm_failed else ""
+        lines.append(f"  llm         {usage.llm_calls} requests{failed}, {usage.tokens_in} tokens in, "
+                     f"{usage.tokens_out} out"
                      f"{cost}; summaries and verdicts by {by}")
         if report.providers and set(report.providers) == {"offline"}:
             lines.append("              offline summaries and judge: set MEMORY_CONSOLIDATION_LLM_PROVIDER="
@@ -373,6 +402,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         assigned.append(upstream_next_index(existing))
         return append_entry(existing, entry)
 
+    store.git.check_writable()
     commit = store.git.append_memory_note(args.namespace, new_note)
     memory_id = f"{args.namespace}:{commit}:{assigned[-1]}"
     _emit(args, {"id": memory_id, "namespace": args.namespace, "commit": commit, "summary": summary}, memory_id)
@@ -963,15 +993,20 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         restored = f"{entries} entries" + (f", {records} state records" if records else "")
         lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes ({restored}); "
                  f"{len(report.unrepairable)} cannot be rebuilt"]
-        lines += [f"  {d.ref} on {d.commit[:12]}: {verb}" for d in report.repaired]
-        lines += [f"  {d.ref} on {d.commit[:12]}: nothing intact to rebuild from; left as is"
-                  for d in report.unrepairable]
+        lines += [f"  {_where(d)}: {verb}" + _restored(d) for d in report.repaired]
+        lines += [f"  {_where(d)}: left as is, {_no_way_back(d)}" for d in report.unrepairable]
         lines += [f"  {ref} -> {commit[:12]} (the damaged version stays in history)"
                   for ref, commit in report.refs_updated.items()]
         _emit(args, report.model_dump(mode="json"), "\n".join(lines))
         return EXIT_ERRORS if report.unrepairable else EXIT_OK
-    damaged = diagnose(store)
-    lines = [f"memactors doctor: {len(damaged)} notes damaged by a line-sorting merge"]
+    found = diagnose(store)
+    damaged = [d for d in found if d.damage == "line_sort"]
+    unreadable = [d for d in found if d.damage != "line_sort"]
+    lines = [f"memactors doctor: {len(damaged)} notes damaged by a line-sorting merge"
+             + (f", {len(unreadable)} state notes unreadable" if unreadable else "")]
+    for d in unreadable:
+        lines.append(f"  {_where(d)}: {d.reason}; " + (f"repairable from history{_restored(d)}" if d.repairable
+                                                        else _no_way_back(d)))
     for d in damaged:
         by = f", by notes merge {d.damaged_by[:12]}" if d.damaged_by else ""
         what = "entries" if d.namespace is not None else "records"
@@ -979,10 +1014,36 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         fix = (f"repairable ({d.entries_recoverable} {what})" if d.repairable
                else "no undamaged version in history" if d.namespace is not None else "a record line is unreadable")
         lines.append(f"  {d.ref} on commit {d.commit[:12]}: {d.entries_destroyed} {how}{by}; {fix}")
-    if any(d.repairable for d in damaged):
+    if any(d.repairable for d in found):
         lines.append("repair with: memactors doctor --repair (the damaged version stays in history)")
-    _emit(args, [d.model_dump(mode="json") for d in damaged], "\n".join(lines))
-    return EXIT_ERRORS if damaged else EXIT_OK
+    _emit(args, [d.model_dump(mode="json") for d in found], "\n".join(lines))
+    return EXIT_ERRORS if found else EXIT_OK
+
+
+def _where(note) -> str:
+    return note.ref if note.damage == "bad_ref" else f"{note.ref} on commit {note.commit[:12]}"
+
+
+def _no_way_back(note) -> str:
+    if note.damage == "bad_ref":
+        return (f"and its reflog holds no notes commit: remove it with `git update-ref -d {note.ref}` "
+                "(the next run recomputes it)")
+    if note.damage == "unreadable":
+        return "and no readable version is in its history"
+    return "nothing intact to rebuild from"
+
+
+def _restored(note) -> str:
+    """How an unreadable state note comes back, and what that costs."""
+    if note.damage == "line_sort":
+        return ""
+    if note.damage == "bad_ref":
+        return f" (back to {note.restored_from[:12]}, where its reflog last had it)"
+    source = "removed (it did not exist before)" if note.entries_recoverable == 0 and note.restored_from else (
+        f"as of notes commit {note.restored_from[:12]}" if note.restored_from else "")
+    dropped = len(note.writes_dropped)
+    return (f" ({source}; drops {dropped} later write{'s' if dropped != 1 else ''} to it, which the next run "
+            "recomputes)")
 
 
 def _cmd_hooks(args: argparse.Namespace) -> int:
@@ -1062,7 +1123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="memactors: %(message)s",
         stream=sys.stderr,
     )
-    from memactors.adapters.git_store import StoreError
+    from memactors.adapters.git_store import RefLocked, StoreError
     from memactors.adapters.repo_lock import RepositoryBusy
     from memactors.adapters.gc_tuning import tune_gc
 
@@ -1073,8 +1134,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except RefLocked as exc:  # another process holds the repository (DESIGN.md §7)
+        print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_BUSY
     except StoreError as exc:
         print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # a write the checks could not foresee (permissions changed, disk full)
+        print(f"memactors: {str(exc).splitlines()[0]}; nothing was half-written, retry once it is fixed",
+              file=sys.stderr)
         return EXIT_USAGE
     except RepositoryBusy as exc:
         print(f"memactors: {exc}; wait for it to finish or stop it, then retry", file=sys.stderr)

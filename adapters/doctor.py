@@ -23,6 +23,7 @@ from memactors.adapters.memory_store import MemoryStore
 from memactors.adapters.memory_store import EDGES_REF, META_REF, RUNS_REF
 from memactors.adapters.notes_merge import (
     STATE_KINDS,
+    StateKind,
     apply_resolutions,
     line_sort_damage,
     merge_memory_note,
@@ -39,14 +40,18 @@ MAX_HISTORY_STEPS = 100_000
 
 
 class DamagedNote(BaseModel):
-    """A memory or state note whose tip version was line-sorted.
+    """A memory or state note whose tip version was line-sorted, or a state note that cannot be read.
 
-    `commit` is the commit the note hangs on; `namespace` the memory
-    namespace (None for our state refs); `damaged_by` the notes commit that
-    introduced the damage (None when history cannot tell);
-    `entries_destroyed` the front matters (state: record lines) found
-    scattered; `repairable` and `entries_recoverable` say what `repair`
-    would bring back (state: distinct records).
+    `damage` is `line_sort` or `unreadable` (`reason` says how). `commit` is
+    the commit the note hangs on; `namespace` the memory namespace (None
+    for our state refs); `damaged_by` the notes commit that introduced the
+    damage (None when history cannot tell); `entries_destroyed` the front
+    matters (state: record lines) found scattered; `repairable` and
+    `entries_recoverable` say what `repair` would bring back (state:
+    distinct records). An unreadable note is restored to its version at
+    `restored_from`, the newest notes commit in the ref's history where it
+    reads (absent there: removed); `writes_dropped` are the later notes
+    commits whose writes to it are lost (the next run recomputes them).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -59,6 +64,10 @@ class DamagedNote(BaseModel):
     damaged_by: str | None
     repairable: bool
     entries_recoverable: int
+    damage: str = "line_sort"
+    reason: str | None = None
+    restored_from: str | None = None
+    writes_dropped: list[str] = []
 
 
 class RepairReport(BaseModel):
@@ -213,7 +222,8 @@ def _written_by(git: GitStore, tip: str, commit: str, blob: str) -> str | None:
 def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
     """Line-sorted notes of our state refs, each with its records rebuilt (None when a line cannot be read)."""
     found: list[tuple[DamagedNote, list | None]] = []
-    tips = {ref: git.tip(ref) for ref in STATE_KINDS}
+    bad = {note.ref for note, _ in _scan_bad_refs(git)}
+    tips = {ref: git.tip(ref) if ref not in bad else None for ref in STATE_KINDS}
     for ref, kind in STATE_KINDS.items():
         tip = tips[ref]
         for commit, blob in sorted(git.notes_at(tip)) if tip else ():
@@ -246,6 +256,82 @@ def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
     return rebuilt
 
 
+def _scan_unreadable(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
+    """State notes unreadable in a way no line sort explains, each with the version to restore.
+
+    The version restored is the note as of the newest notes commit on the ref's first-parent
+    history where it reads, or None (no note) when it did not exist there; the note says whether
+    such a commit was found. Removing a note is repair too: the runs that wrote it recompute it.
+    """
+    found: list[tuple[DamagedNote, bytes | None]] = []
+    bad = {note.ref for note, _ in _scan_bad_refs(git)}
+    for ref, kind in STATE_KINDS.items():
+        tip = git.tip(ref)
+        for commit, blob in sorted(git.notes_at(tip)) if tip and ref not in bad else ():
+            data = git.read_blob(blob)
+            try:
+                kind.decode(commit, data)
+                continue
+            except (UnreadableState, ValueError) as exc:
+                reason = str(exc).splitlines()[0]
+            if unsorted_documents(data) is not None:
+                continue  # a line sort: _scan_state rebuilds it from its own lines
+            restored, source, dropped = _last_readable(git, kind, tip, commit, blob)
+            records = len(kind.decode(commit, restored)) if restored else 0
+            note = DamagedNote(ref=ref, namespace=None, commit=commit, blob=blob, entries_destroyed=0,
+                               damaged_by=dropped[-1] if dropped else None, repairable=source is not None,
+                               entries_recoverable=records, damage="unreadable", reason=reason,
+                               restored_from=source, writes_dropped=dropped)
+            found.append((note, restored))
+    return found
+
+
+def _scan_bad_refs(git: GitStore) -> list[tuple[DamagedNote, None]]:
+    """State refs that point at something other than a notes commit, each with the commit its reflog
+    last gave it (the repair moves the ref back there), when there is one."""
+    found: list[tuple[DamagedNote, None]] = []
+    for ref in STATE_KINDS:
+        tip = git.tip(ref)
+        if tip is None:
+            continue
+        try:
+            git.notes_at(tip)
+            continue
+        except StoreError as exc:
+            reason = str(exc).splitlines()[0]
+        back = git.last_commit_in_reflog(ref)
+        found.append((DamagedNote(ref=ref, namespace=None, commit=tip, blob=tip, entries_destroyed=0,
+                                  damaged_by=None, repairable=back is not None, entries_recoverable=0,
+                                  damage="bad_ref", reason=reason, restored_from=back), None))
+    return found
+
+
+def _last_readable(git: GitStore, kind: StateKind, tip: str, commit: str,
+                   blob: str) -> tuple[bytes | None, str | None, list[str]]:
+    """(note bytes or None for absent, the notes commit they come from or None if none found,
+    notes commits after it that changed the note, newest first)."""
+    dropped: list[str] = []
+    current, current_blob = tip, blob
+    for _ in range(MAX_HISTORY_STEPS):
+        parents = [str(p) for p in git.repo[current].parent_ids]
+        if not parents:
+            return None, None, dropped
+        parent = parents[0]
+        parent_blob = git.note_blob_at(parent, commit)
+        if parent_blob != current_blob:
+            dropped.append(current)
+        if parent_blob is None:
+            return None, parent, dropped
+        data = git.read_blob(parent_blob)
+        try:
+            kind.decode(commit, data)
+        except (UnreadableState, ValueError):
+            current, current_blob = parent, parent_blob
+            continue
+        return data, parent, dropped
+    return None, None, dropped
+
+
 def _edges(git: GitStore, tip: str | None, rebuilt: dict[str, list[Edge]]) -> list[Edge]:
     """Every readable edge of the edges ref, rebuilt notes in place of their damaged versions."""
     edges: list[Edge] = []
@@ -276,9 +362,10 @@ def _newest_run_commit(git: GitStore, tip: str | None, rebuilt: dict[str, bytes 
 
 
 def diagnose(target: GitStore | MemoryStore | str | os.PathLike[str]) -> list[DamagedNote]:
-    """Every memory and state note whose current version a line-sorting merge destroyed; reads only."""
+    """Every memory and state note whose current version a line-sorting merge destroyed, and every
+    state note that cannot be read; reads only."""
     git = git_of(target)
-    return [note for note, _ in _scan(git) + _scan_state(git)]
+    return [note for note, _ in _scan(git) + _scan_bad_refs(git) + _scan_state(git) + _scan_unreadable(git)]
 
 
 def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
@@ -290,19 +377,22 @@ def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: 
     """
     git = git_of(target)
     with RepoLock(git.common_dir):
-        found = _scan(git) + _scan_state(git)
-        repaired = [note for note, rebuilt in found if rebuilt is not None]
-        unrepairable = [note for note, rebuilt in found if rebuilt is None]
+        found = _scan(git) + _scan_bad_refs(git) + _scan_state(git) + _scan_unreadable(git)
+        repaired = [note for note in (n for n, _ in found) if note.repairable]
+        unrepairable = [note for note in (n for n, _ in found) if not note.repairable]
         restored = sum(note.entries_recoverable for note in repaired)
         if dry_run or not repaired:
             return RepairReport(repaired=repaired, unrepairable=unrepairable, entries_restored=restored,
                                 dry_run=dry_run)
         by_ref: dict[str, dict[str, bytes | None]] = {}
-        for note, rebuilt in found:
-            if rebuilt is not None:
-                by_ref.setdefault(note.ref, {})[note.commit] = rebuilt
-        tips = {ref: git.tip(ref) for ref in by_ref}
         updates: dict[str, str] = {}
+        for note, rebuilt in found:
+            if note.damage == "bad_ref":
+                if note.repairable and note.restored_from:
+                    updates[note.ref] = note.restored_from  # back where its reflog last had a commit
+            elif note.repairable:  # an unreadable note restored to "absent" is removed: rebuilt is None
+                by_ref.setdefault(note.ref, {})[note.commit] = rebuilt
+        tips = {ref: git.tip(ref) for ref in {*by_ref, *updates}}
         for ref, notes in by_ref.items():
             message = f"Notes repaired by 'memactors doctor --repair': {len(notes)} line-sorted notes rebuilt\n"
             if ref == RUNS_REF and (newest := _newest_run_commit(git, tips[ref], notes)):

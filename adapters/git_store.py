@@ -9,7 +9,9 @@ one instance from one thread at a time.
 from __future__ import annotations
 
 import os
+import random
 import re
+import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,7 +25,12 @@ _HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
 class StoreError(Exception):
-    """The repository cannot be used as asked; the message says why in one line."""
+    """The repository cannot be used as asked; the message says why in one line.
+
+    `needs_user` marks the failures no retry fixes (a run that meets one says so and stops).
+    """
+
+    needs_user = False
 
 
 class NotARepository(StoreError):
@@ -34,6 +41,28 @@ class RefsMoved(StoreError):
     """A ref changed between read and write (another writer won the race)."""
 
 
+class NotWritable(StoreError):
+    """Something memactors must write (objects, refs, its own files) is read-only or not ours."""
+
+    needs_user = True
+
+
+class RefLocked(StoreError):
+    """Another process held a ref's lock for longer than we wait; nothing was written."""
+
+
+#: How long a write waits, in total, for another process to release a ref's lock (MEMACTORS_LOCK_WAIT_SECONDS).
+LOCK_WAIT_SECONDS = 10.0
+
+
+def _why_not_writable(place: Path) -> str:
+    try:
+        probe = os.statvfs(place)
+    except OSError:
+        return "permission denied"
+    return "read-only file system" if probe.f_flag & os.ST_RDONLY else "permission denied"
+
+
 def _is_hex40(name: str) -> bool:
     return _HEX40.fullmatch(name) is not None
 
@@ -41,7 +70,8 @@ def _is_hex40(name: str) -> bool:
 class GitStore:
     """A git repository seen as notes refs of memories and our state refs."""
 
-    def __init__(self, path: str | os.PathLike[str], *, notes_base: str = NOTES_BASE) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, notes_base: str = NOTES_BASE,
+                 lock_wait_seconds: float = LOCK_WAIT_SECONDS) -> None:
         path = Path(path)
         if not path.exists():
             raise NotARepository(f"{path} does not exist")
@@ -53,6 +83,7 @@ class GitStore:
         except pygit2.GitError as exc:
             raise StoreError(f"cannot open the repository at {found}: {exc}") from None
         self.notes_base = notes_base.rstrip("/")
+        self.lock_wait_seconds = lock_wait_seconds
 
     # --- locations ---------------------------------------------------------------
 
@@ -67,6 +98,17 @@ class GitStore:
         if marker.is_file():
             return (self.git_dir / marker.read_text().strip()).resolve()
         return self.git_dir
+
+    def check_writable(self) -> None:
+        """Raise NotWritable naming the first place a run or capture writes to that it cannot.
+
+        Checked up front so a read-only mount or a teammate's permissions cost one line, not a
+        half-done run: objects and refs (shared by worktrees), and our folder under the common dir.
+        """
+        ours = self.common_dir / "memactors"
+        for place in (self.common_dir / "objects", self.common_dir / "refs", ours if ours.exists() else self.common_dir):
+            if place.exists() and not os.access(place, os.W_OK | os.X_OK):
+                raise NotWritable(f"cannot write to {place}: {_why_not_writable(place)}")
 
     @property
     def description(self) -> str:
@@ -86,6 +128,20 @@ class GitStore:
             return str(reference.resolve().target)
         except (pygit2.GitError, KeyError) as exc:
             raise StoreError(f"cannot read {ref}: {exc}") from None
+
+    def last_commit_in_reflog(self, ref: str) -> str | None:
+        """The newest commit `ref` pointed at according to its reflog, other than where it is now."""
+        try:
+            reference = self.repo.references[ref]
+            now = str(reference.target)
+            for entry in reference.log():
+                for oid in (entry.oid_new, entry.oid_old):
+                    candidate = str(oid)
+                    if candidate != now and isinstance(self.repo.get(candidate), pygit2.Commit):
+                        return candidate
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return None
 
     def head(self) -> str | None:
         """The commit HEAD points at, or None (unborn HEAD, e.g. a fresh bare repository)."""
@@ -115,11 +171,23 @@ class GitStore:
     # --- notes trees ---------------------------------------------------------------
 
     def _tree_of(self, commit_hex: str) -> pygit2.Tree:
+        """The tree of a notes commit; a ref at a blob or a bare tree is not one (git itself refuses those)."""
         try:
-            commit = self.repo[commit_hex]
-            return commit.peel(pygit2.Tree)
+            found = self.repo[commit_hex]
+            if isinstance(found, pygit2.Tag):
+                found = found.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError) as exc:
             raise StoreError(f"notes commit {commit_hex[:12]} is unreadable: {exc}") from None
+        if not isinstance(found, pygit2.Commit):
+            raise StoreError(f"{commit_hex[:12]} is a {found.type_str}, not a notes commit")
+        return found.tree
+
+    def blob_size(self, blob_hex: str) -> int:
+        """The size of a blob, read from its header only."""
+        try:
+            return self.repo.odb.read_header(pygit2.Oid(hex=blob_hex))[1]
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise StoreError(f"note blob {blob_hex[:12]} is unreadable: {exc}") from None
 
     def notes(self, ref: str) -> list[tuple[str, str]]:
         """(annotated commit, note blob) for every note of `ref`, any fanout."""
@@ -243,22 +311,39 @@ class GitStore:
                 builder.insert(child, sub_id, pygit2.GIT_FILEMODE_TREE)
         return builder.write()
 
-    def move_refs(self, updates: Mapping[str, str], expected: Mapping[str, str | None], message: str) -> None:
+    def move_refs(self, updates: Mapping[str, str], expected: Mapping[str, str | None], message: str, *,
+                  wait_seconds: float | None = None) -> None:
         """Point each ref at its new commit, all or none, if every ref of `expected` still holds its value.
 
         Refs in `expected` but not in `updates` are locked and checked too
         (what was written was computed from them). Raises RefsMoved, leaving
-        every ref untouched, when one moved.
+        every ref untouched, when one moved; RefLocked when another process held a ref's
+        lock for `wait_seconds`.
         """
         checked = sorted(set(updates) | set(expected))
-        with self.repo.transaction() as txn:
-            for ref in checked:
-                txn.lock_ref(ref)
-            for ref in checked:
-                if self.tip(ref) != expected.get(ref):
-                    raise RefsMoved(f"{ref} moved while this run was working")
-            for ref in sorted(updates):
-                txn.set_target(ref, updates[ref], message=message)
+        wait_seconds = self.lock_wait_seconds if wait_seconds is None else wait_seconds
+        waited, delay = 0.0, 0.005
+        while True:
+            try:
+                with self.repo.transaction() as txn:
+                    for ref in checked:
+                        _lock(txn, ref)
+                    for ref in checked:
+                        if self.tip(ref) != expected.get(ref):
+                            raise RefsMoved(f"{ref} moved while this run was working")
+                    for ref in sorted(updates):
+                        txn.set_target(ref, updates[ref], message=message)
+                return
+            except _Contended as contended:
+                # git and other tools hold a ref's lock for milliseconds: wait, boundedly, then say who holds it
+                if waited >= wait_seconds:
+                    raise RefLocked(
+                        f"{contended.ref} stayed locked by another process for {waited:.0f} s "
+                        f"({self.git_dir / (contended.ref + '.lock')}); nothing was written: retry, or delete "
+                        "that lock file if no git process is running") from None
+                time.sleep(delay)
+                waited += delay
+                delay = min(delay * 2, 0.5)
 
     # --- config --------------------------------------------------------------------
 
@@ -288,18 +373,40 @@ class GitStore:
         if head is None:
             raise StoreError("the repository has no commit yet: memories hang on commits, commit once first")
         ref = f"{self.notes_base}/{namespace}"
-        for _ in range(5):
+        deadline = time.monotonic() + self.lock_wait_seconds
+        delay = 0.005
+        while True:
             tip = self.tip(ref)
             existing = self.read_note(ref, head) if tip else None
             commit = self.build_notes_commit(
                 tip, {head: entry_bytes_for(existing)}, "Notes added by 'git notes append'\n", keep_layout=True
             )
             try:
-                self.move_refs({ref: commit}, {ref: tip}, "notes: Notes added by 'git notes append'")
+                self.move_refs({ref: commit}, {ref: tip}, "notes: Notes added by 'git notes append'",
+                               wait_seconds=max(0.0, deadline - time.monotonic()))
                 return head
-            except RefsMoved:
-                continue
-        raise StoreError(f"{ref} kept moving while appending; try again")
+            except RefsMoved:  # another capture landed first: append to its note instead
+                if time.monotonic() >= deadline:
+                    raise RefLocked(f"{ref} kept moving under other writers for {self.lock_wait_seconds:.0f} s; "
+                                    "nothing was written: retry") from None
+                time.sleep(delay * (0.5 + random.random()))  # jitter: parallel writers stop colliding
+                delay = min(delay * 2, 0.25)
+
+
+class _Contended(Exception):
+    def __init__(self, ref: str) -> None:
+        super().__init__(ref)
+        self.ref = ref
+
+
+def _lock(txn: "pygit2.repository.ReferenceTransaction", ref: str) -> None:  # type: ignore[name-defined]
+    try:
+        txn.lock_ref(ref)
+    except pygit2.GitError as exc:
+        text = str(exc)
+        if "Read-only" in text or "Permission denied" in text or "lock" not in text.lower():
+            raise NotWritable(f"cannot lock {ref}: {text}") from None
+        raise _Contended(ref) from None  # "File exists" / "failed to lock file": another writer holds it
 
 
 class _Appender:  # typing aid only

@@ -52,7 +52,8 @@ class CheckpointedLLM:
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
         return digest.hexdigest()
 
-    async def complete(self, system: str, user: str, schema: type[T]) -> Completion[T]:
+    async def complete(self, system: str, user: str, schema: type[T], *,
+                       deadline: float | None = None) -> Completion[T]:
         key = self._key(system, user, schema)
         record = self._answers.get(key)
         if record is not None:
@@ -63,8 +64,8 @@ class CheckpointedLLM:
             else:
                 self.replayed += 1
                 return Completion(value=value, provider=record["provider"], model=record["model"], tokens_in=0,
-                                  tokens_out=0)
-        done = await self.inner.complete(system, user, schema)
+                                  tokens_out=0, requests=0)
+        done = await self.inner.complete(system, user, schema, deadline=deadline)
         record = {"key": key, "provider": done.provider, "model": done.model, "answer": done.value.model_dump_json()}
         self._answers[key] = record
         await trio.to_thread.run_sync(self._append, record)

@@ -7,7 +7,7 @@ from typing import Any
 
 from memactors.actors.ports import ScanOutcome, StateChange, StateConflict
 from memactors.adapters.git_store import GitStore, RefsMoved, StoreError
-from memactors.adapters.note_format import parse_note
+from memactors.adapters.note_format import MAX_NOTE_BYTES, parse_note
 from memactors.adapters.parse_cache import ParseCache
 from memactors.adapters.state_codec import (
     UnreadableState,
@@ -19,6 +19,7 @@ from memactors.adapters.state_codec import (
     encode_meta_note,
     encode_runs_note,
     encode_summaries_note,
+    started,
 )
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
@@ -30,6 +31,20 @@ EDGES_REF = "refs/notes/mem-edges"
 RUNS_REF = "refs/notes/mem-runs"
 #: Our refs; mem-runs last: it is the record of a run that completed.
 STATE_REFS = (META_REF, SUMMARIES_REF, EDGES_REF, RUNS_REF)
+
+
+class CorruptState(StoreError):
+    """A state note cannot be read (not a line sort: garbage, truncated, a ref at a blob); no run can
+    trust the state until `memactors doctor --repair` restores it from the ref's history."""
+
+    needs_user = True
+
+    def __init__(self, ref: str, commit: str | None, reason: str) -> None:
+        where = f"{ref} note on {commit[:12]}" if commit else ref
+        remedy = ("" if "doctor --repair" in reason
+                  else "; run `memactors doctor --repair`, which restores it from the ref's history")
+        super().__init__(f"{where} is unreadable ({reason}){remedy}")
+        self.ref, self.commit = ref, commit
 
 
 class MemoryStore:
@@ -49,11 +64,15 @@ class MemoryStore:
         self.cache = ParseCache(git.common_dir / "memactors" / "parse-cache.json")
 
     def check_readable(self) -> None:
-        """Raise StoreError naming the first memory or state ref that cannot be read."""
-        for ref in list(self.git.memory_refs().values()) + list(STATE_REFS):
-            tip = self.git.tip(ref)
-            if tip is not None:
+        """Raise CorruptState naming the first state ref that cannot be read.
+
+        A memory ref that cannot be read is not fatal: the scan skips it and the run reports it.
+        """
+        for ref in STATE_REFS:
+            try:
                 self.git.notes(ref)
+            except StoreError as exc:
+                raise CorruptState(ref, None, str(exc).splitlines()[0]) from None
 
     def head(self) -> str | None:
         return self.git.head()
@@ -73,12 +92,22 @@ class MemoryStore:
         for namespace, ref in sorted(self.git.memory_refs().items()):
             if namespaces is not None and namespace not in namespaces:
                 continue
-            tip = self.git.tip(ref)
+            try:
+                tip = self.git.tip(ref)
+                notes = sorted(self.git.notes(ref))
+            except StoreError as exc:  # one broken ref must not hide every other namespace
+                outcome.unreadable_refs[ref] = (
+                    f"{ref} skipped: {str(exc).splitlines()[0]}; point it back at a notes commit "
+                    f"or remove it with `git update-ref -d {ref}`")
+                continue
             if tip is not None:
                 outcome.tips[ref] = tip
-            for commit, blob in sorted(self.git.notes(ref)):
+            for commit, blob in notes:
                 parse = None if reparse else self.cache.get(namespace, blob, commit)
                 if parse is None:
+                    if self.git.blob_size(blob) > MAX_NOTE_BYTES:
+                        outcome.skipped["note_too_large"] += 1  # never read into memory
+                        continue
                     parse = parse_note(namespace, commit, self.git.read_blob(blob))
                     self.cache.put(namespace, blob, commit, parse)
                 outcome.skipped.update(parse.skipped)
@@ -97,7 +126,11 @@ class MemoryStore:
         return outcome
 
     def load_state(self) -> StateSnapshot:
+        """Our state at the tips; raises CorruptState naming the first note that cannot be read
+        (run notes included: a run must not append to one it cannot read)."""
         tips = {ref: self.git.tip(ref) for ref in STATE_REFS}
+        for _record in self._records(RUNS_REF, lambda commit, data: decode_runs_note(data)):
+            pass
         meta: dict[str, MemoryMeta] = {}
         for record, _ in self._records(META_REF, decode_meta_note):
             meta[record.key] = record
@@ -111,11 +144,15 @@ class MemoryStore:
                              edges=edges, edge_commits=edge_commits)
 
     def _records(self, ref: str, decode):
-        for commit, blob in self.git.notes(ref):
+        try:
+            notes = self.git.notes(ref)
+        except StoreError as exc:
+            raise CorruptState(ref, None, str(exc)) from None
+        for commit, blob in notes:
             try:
                 records = decode(commit, self.git.read_blob(blob))
             except (UnreadableState, ValueError) as exc:
-                raise StoreError(f"{ref}: {exc}") from None
+                raise CorruptState(ref, commit, _reason(exc)) from None
             for record in records:
                 yield record, commit
 
@@ -151,7 +188,9 @@ class MemoryStore:
         return None if path is None else self.git.read_blob(str(tree[path].id))
 
     def last_run(self) -> dict[str, Any] | None:
-        """The record of the newest persisted run, found through the tip commit's trailer."""
+        """The record of the newest persisted run: found through the tip commit's trailer, or (when
+        someone else wrote the tip) the latest-started run of any readable note. Raises CorruptState
+        when the trailer's note cannot be read."""
         tip = self.git.tip(RUNS_REF)
         if tip is None:
             return None
@@ -163,12 +202,32 @@ class MemoryStore:
         run_id = message.splitlines()[0].removeprefix("memactors run ").strip()
         data = self._note_at(tip, run_commit) if run_commit else None
         if data is None:
-            return None
+            return max(self.readable_runs()[0], key=started, default=None)
         try:
             runs = decode_runs_note(data)
         except UnreadableState as exc:
-            raise StoreError(f"{RUNS_REF}: {exc}") from None
+            raise CorruptState(RUNS_REF, run_commit, _reason(exc)) from None
         return next((run for run in reversed(runs) if run.get("run_id") == run_id), runs[-1] if runs else None)
+
+    def readable_runs(self) -> tuple[list[dict[str, Any]], list[CorruptState]]:
+        """Every run record of every readable runs note, and a CorruptState for each note that is not."""
+        runs: list[dict[str, Any]] = []
+        unreadable: list[CorruptState] = []
+        try:
+            notes = self.git.notes(RUNS_REF)
+        except StoreError as exc:
+            return [], [CorruptState(RUNS_REF, None, str(exc))]
+        for commit, blob in notes:
+            try:
+                runs += decode_runs_note(self.git.read_blob(blob))
+            except UnreadableState as exc:
+                unreadable.append(CorruptState(RUNS_REF, commit, _reason(exc)))
+        return runs, unreadable
+
+
+def _reason(exc: Exception) -> str:
+    """What a decoder said, without the location the caller names itself."""
+    return str(exc).splitlines()[0].split(" is ", 1)[-1] if " note" in str(exc) else str(exc).splitlines()[0]
 
 
 def one_of(kept: Memory, copy: Memory, committed: Callable[[str], int]) -> Memory:

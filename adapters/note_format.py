@@ -8,6 +8,7 @@ body. Parsing never fails: what cannot be read is counted by reason.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -17,8 +18,15 @@ import yaml
 
 from memactors.events.memory import Memory, memory_key
 
-#: Front matter larger than this is refused (YAML alias bombs).
+#: Front matter larger than this is refused.
 MAX_FRONT_MATTER_CHARS = 64 * 1024
+#: Front matter nested deeper than this is refused: libyaml's composer recurses, and a few
+#: thousand levels (well within the size limit) crash the process.
+MAX_FRONT_MATTER_DEPTH = 16
+#: Notes larger than this are not read at all (counted as `note_too_large`): memory stays bounded.
+MAX_NOTE_BYTES = 32 * 1024 * 1024
+#: The separator git-notes-memory counts to number entries.
+_UPSTREAM_SEPARATOR = "\n---\n"
 #: Bodies are kept up to this many characters for processing; the key hashes the whole body.
 MAX_BODY_CHARS = 1_000_000
 #: How far to look for the closing `---` of a front matter block.
@@ -154,6 +162,28 @@ def _fast_front_matter(lines: list[str]) -> dict[str, Any] | None:
     return result
 
 
+def _refuse_hazards(text: str) -> None:
+    """Raise ValueError (`yaml_alias`, `yaml_too_deep`, `invalid_yaml`) before anything is built.
+
+    Reads the YAML event stream only (linear in the text, nothing expanded): an anchor or alias
+    can multiply a few hundred bytes into gigabytes once the value is turned into strings, and
+    deep nesting overflows libyaml's recursive composer.
+    """
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_YamlLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise ValueError("yaml_alias")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_FRONT_MATTER_DEPTH:
+                    raise ValueError("yaml_too_deep")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        raise ValueError("invalid_yaml") from None
+
+
 def parse_front_matter(text: str) -> dict[str, Any]:
     """Front matter as a mapping. Raises ValueError naming the skip reason."""
     if len(text) > MAX_FRONT_MATTER_CHARS:
@@ -162,6 +192,7 @@ def parse_front_matter(text: str) -> dict[str, Any]:
     fast = _fast_front_matter(lines)
     if fast is not None:
         return fast
+    _refuse_hazards(text)
     try:
         loaded = yaml.load(text, Loader=_YamlLoader)
     except yaml.YAMLError:
@@ -203,6 +234,19 @@ def _optional(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def _separator_ends(text: str) -> list[int]:
+    """End offsets of the separators `str.count` finds (left to right, non-overlapping), in order.
+
+    The separators `text[:p].count(...)` counts are exactly those ending at or before `p`, so one
+    pass answers every entry's upstream index (counting each prefix anew is quadratic).
+    """
+    ends, at = [], text.find(_UPSTREAM_SEPARATOR)
+    while at != -1:
+        ends.append(at + len(_UPSTREAM_SEPARATOR))
+        at = text.find(_UPSTREAM_SEPARATOR, at + len(_UPSTREAM_SEPARATOR))
+    return ends
+
+
 def _line_offsets(lines: list[str]) -> list[int]:
     offsets, total = [], 0
     for line in lines:
@@ -233,14 +277,14 @@ def parse_note(namespace: str, commit: str, data: bytes) -> NoteParse:
     if any(line.strip() for line in lines[: blocks[0].start]):
         result.skipped["no_front_matter"] += 1
     offsets = _line_offsets(lines)
+    separator_ends = _separator_ends(text)
     for index, block in enumerate(blocks):
         end = blocks[index + 1].start if index + 1 < len(blocks) else len(lines)
         if index == 0:
             upstream_index = 0
         else:
             # git-notes-memory numbered this entry from the note as it was before the append
-            before = text[: max(0, offsets[block.start] - 1)]
-            upstream_index = before.count("\n---\n") // 2 + 1
+            upstream_index = bisect_right(separator_ends, max(0, offsets[block.start] - 1)) // 2 + 1
         try:
             front = parse_front_matter("\n".join(lines[block.start + 1 : block.close]))
             moment, assumed_utc = _timestamp(front.get("timestamp"))
@@ -323,4 +367,4 @@ def upstream_next_index(existing: bytes | None) -> int:
     """The index git-notes-memory gives the next entry appended to this note."""
     if not existing:
         return 0
-    return existing.decode("utf-8", errors="replace").count("\n---\n") // 2 + 1
+    return existing.decode("utf-8", errors="replace").count(_UPSTREAM_SEPARATOR) // 2 + 1

@@ -10,6 +10,7 @@ here touches git: callers hand in bytes and decoded records.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,9 +28,11 @@ from memactors.adapters.state_codec import (
     encode_meta_note,
     encode_runs,
     encode_summaries_note,
+    started,
 )
 from memactors.events.edge import Edge, EdgeType, merge_edge
 from memactors.events.metadata import MemoryMeta, merge_meta
+from memactors.events.summary import Summary
 
 _EPOCH = datetime.min.replace(tzinfo=timezone.utc)
 _IDENTITY_PREFIXES = ("timestamp:", "type:")
@@ -237,9 +240,19 @@ def three_way(
     return merged
 
 
-def prefer_local(local: R, remote: R) -> R:
-    """Same ID, different content (two runs summarised the same cluster): local stands."""
-    return local
+def later_summary(local: Summary, remote: Summary) -> Summary:
+    """Same ID, different content (two runs summarised the same cluster): the later written stands,
+    then the one that sorts last by its JSON, whichever side is local."""
+    return max((local, remote), key=lambda s: (s.created_at, s.run_id, s.model_dump_json()))
+
+
+def _run_order(run: Mapping[str, Any]) -> tuple[datetime, str, str]:
+    return started(run), str(run.get("run_id")), json.dumps(run, sort_keys=True, default=str)
+
+
+def either_run(local: Mapping[str, Any], remote: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One record of a run both sides hold (they are the same unless edited): a total choice."""
+    return max((local, remote), key=_run_order)
 
 
 def apply_resolutions(meta: dict[str, MemoryMeta], edges: Iterable[Edge]) -> dict[str, MemoryMeta]:
@@ -273,28 +286,19 @@ def apply_resolutions(meta: dict[str, MemoryMeta], edges: Iterable[Edge]) -> dic
 # --- run records -------------------------------------------------------------------------
 
 
-def started(run: Mapping[str, Any]) -> datetime:
-    """When a run record says its run started (the epoch if unreadable): the order of a run note."""
-    try:
-        moment = datetime.fromisoformat(str(run.get("started_at")))
-    except ValueError:
-        return _EPOCH
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-
-
 def merge_runs_note(local: bytes, remote: bytes) -> bytes:
-    """The run records of one commit from both sides: union by run ID, oldest first.
+    """The run records of one commit from both sides: union by run ID, oldest first (then by run ID),
+    the same bytes whichever side is local.
 
     Raises UnreadableState when either side cannot be read (refused, not guessed).
     """
     if local == remote:
         return local
-    mine, theirs = decode_runs_note(local), decode_runs_note(remote)
-    seen = {run.get("run_id") for run in mine}
-    new = [run for run in theirs if run.get("run_id") not in seen]
-    if not new:
-        return local
-    return encode_runs([*sorted([*mine, *new], key=started)])
+    union: dict[Any, Mapping[str, Any]] = {}
+    for run in [*decode_runs_note(local), *decode_runs_note(remote)]:
+        rid = run.get("run_id")
+        union[rid] = either_run(union[rid], run) if rid in union else run
+    return encode_runs(sorted(union.values(), key=_run_order))
 
 
 def run_ids(data: bytes) -> set[str]:
@@ -319,8 +323,9 @@ class StateKind(Generic[R]):
 
 STATE_KINDS: dict[str, StateKind[Any]] = {
     META_REF: StateKind(decode_meta_note, encode_meta_note, lambda m: m.key, merge_meta),
-    SUMMARIES_REF: StateKind(decode_summaries_note, encode_summaries_note, lambda s: s.id, prefer_local),
+    SUMMARIES_REF: StateKind(decode_summaries_note, encode_summaries_note, lambda s: s.id, later_summary),
     EDGES_REF: StateKind(decode_edges_note, encode_edges_note, lambda e: e.id, merge_edge),
-    RUNS_REF: StateKind(lambda _commit, data: decode_runs_note(data), lambda runs: encode_runs(sorted(runs, key=started)),
-                        lambda r: str(r.get("run_id")), prefer_local),
+    RUNS_REF: StateKind(lambda _commit, data: decode_runs_note(data),
+                        lambda runs: encode_runs(sorted(runs, key=_run_order)),
+                        lambda r: str(r.get("run_id")), either_run),
 }

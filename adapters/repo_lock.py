@@ -12,6 +12,10 @@ class RepositoryBusy(RuntimeError):
     """Another memactors run or daemon holds this repository."""
 
 
+class LockUnavailable(OSError):
+    """The lock file cannot be created (read-only repository, permissions): nobody can be locked out."""
+
+
 class RepoLock:
     """A non-blocking exclusive flock on `<common dir>/memactors/run.lock`.
 
@@ -24,8 +28,11 @@ class RepoLock:
         self._fd: int | None = None
 
     def __enter__(self) -> RepoLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise LockUnavailable(f"cannot create {self.path}: {exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -22,6 +22,7 @@ from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
 from memactors.adapters.activation_log import ActivationLog
 from memactors.adapters.gc_tuning import tune_gc  # noqa: F401 - re-exported for the benchmarks
+from memactors.adapters.git_store import StoreError
 from memactors.adapters.memory_store import MemoryStore
 from memactors.adapters.read_cache import ReadCache
 from memactors.adapters.settings import Settings
@@ -32,6 +33,12 @@ from memactors.events.pipeline import RunCompleted, RunFailed, RunRequested, new
 from memactors.events.report import RunReport
 
 log = logging.getLogger(__name__)
+
+class RunNeedsUser(StoreError):
+    """A run stopped on something only the user can fix; the message says what, in one line."""
+
+    needs_user = True
+
 
 #: How often a run that lost a compare-and-swap race starts over on the new state.
 CONFLICT_RETRIES = 3
@@ -93,7 +100,7 @@ def build_services(
         from memactors.adapters.vector_cache import CachedEmbedder
 
         embedder = CachedEmbedder(embedder_from_env(), store.git.common_dir / "memactors" / "vectors")
-    chain = build_chain(os.environ, max_calls=max_llm_calls)
+    chain = build_chain(os.environ, max_calls=max_llm_calls, timeout=settings.llm_timeout)
     llm = None
     if chain is not None:
         from memactors.adapters.llm_checkpoint import CheckpointedLLM
@@ -117,8 +124,9 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
                 bus, embedder, threshold=settings.cluster_threshold, pair_threshold=settings.pair_threshold,
                 max_size=settings.max_cluster_size,
                 crossover=crossover or settings.knn_crossover)),
-            ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock)),
-            ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold)),
+            ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock, llm_deadline=settings.llm_deadline)),
+            ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
+                                                             llm_deadline=settings.llm_deadline)),
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),
@@ -130,7 +138,10 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
 async def drive_run(
     bus: Bus, outcomes: trio.MemoryReceiveChannel, options: RunOptions, clock: Clock
 ) -> RunReport:
-    """Request one run and wait for its outcome; restart it on a lost race."""
+    """Request one run and wait for its outcome; restart it on a lost race.
+
+    Raises RunNeedsUser when an actor failed on something no retry fixes (a corrupt state note).
+    """
     errors: list[str] = []
     for _attempt in range(CONFLICT_RETRIES + 1):
         started = clock.now()
@@ -153,6 +164,8 @@ async def drive_run(
             report = event.report
             return report.model_copy(update={"errors": errors + report.errors}) if errors else report
         assert isinstance(event, RunFailed)
+        if event.needs_user:
+            raise RunNeedsUser(event.needs_user)
         if not event.conflict:
             return RunReport(
                 run_id=request.run_id,
@@ -187,25 +200,33 @@ async def consolidate(
 
     With `handle_signals`, a first SIGINT/SIGTERM lets the run in flight
     finish and persist; a second stops at once (refs stay at old or new).
-    Local caches (vectors) are saved unless the run was a dry run.
+    Local caches (vectors) are saved unless the run was a dry run. Raises
+    RunNeedsUser when the run stopped on something only the user can fix.
     """
     bus = Bus()
     outcomes = bus.subscribe("driver", (RunCompleted, RunFailed))
     supervisor = Supervisor(bus, children(services))
     report: RunReport | None = None
+    stopped: RunNeedsUser | None = None
     try:
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 await nursery.start(watch_signals, lambda _sig: None, lambda _sig: nursery.cancel_scope.cancel())
             await nursery.start(supervisor.run)
-            report = await drive_run(bus, outcomes, options, services.clock)
-            if report.phase == "completed":
-                await services.run_completed(scoped=options.namespaces is not None)
+            try:
+                report = await drive_run(bus, outcomes, options, services.clock)
+            except RunNeedsUser as exc:  # raised below, alone rather than in the nursery's group
+                stopped = exc
+            else:
+                if report.phase == "completed":
+                    await services.run_completed(scoped=options.namespaces is not None)
             bus.close()
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
             await services.aclose(keep_caches=report is not None and not options.dry_run)
+    if stopped is not None:
+        raise stopped
     if report is None:  # pragma: no cover - only when cancelled by a second signal
         raise KeyboardInterrupt
     return report

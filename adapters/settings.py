@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     max_cluster_size: int = Field(20, ge=3)
     knn_crossover: int = Field(40_000, ge=2)
     embeddings: str = Field("local", pattern="^(local|openai|none)$")
+    lock_wait_seconds: float = Field(10.0, ge=0)
+    llm_timeout: float = Field(60.0, gt=0)
+    llm_deadline: float = Field(600.0, gt=0)
     notes_base: str = Field(
         "refs/notes/mem",
         validation_alias=AliasChoices("MEMORY_PLUGIN_GIT_NAMESPACE", "MEMACTORS_NOTES_BASE"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -143,6 +144,18 @@ def encode_runs_note(existing: bytes | None, report: RunReport) -> bytes:
     runs = decode_runs_note(existing) if existing else []
     runs.append(json.loads(report.model_dump_json()))
     return encode_runs(runs)
+
+
+_EPOCH = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def started(run: Mapping[str, Any]) -> datetime:
+    """When a run record says its run started (the earliest time if unreadable): the order of a run note."""
+    try:
+        moment = datetime.fromisoformat(str(run.get("started_at")))
+    except ValueError:
+        return _EPOCH
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 def decode_runs_note(data: bytes) -> list[dict[str, Any]]:

@@ -404,20 +404,20 @@ def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, 
         return plan, mine  # the edges as they stand: metadata merges re-apply their resolutions
     theirs, theirs_at, theirs_by, theirs_blobs = _records(git, kind, ref, remote, "remote", label)
     plan.rebuilt = len(theirs_by.keys() - theirs_blobs.keys())
-    base: dict[str, Any] = {}
-    if local and remote:
-        found = git.repo.merge_base(local, remote)
-        if found is not None:  # a fast-forward either way needs no third read
-            found_hex = str(found)
-            base = (theirs if found_hex == remote else mine if found_hex == local
-                    else _records(git, kind, ref, found_hex, "base", label)[0])
-    merged = three_way(base, mine, theirs, kind.both)
+    ahead = _ahead(git, local, remote, plan.rebuilt)
+    if ahead is not None:
+        merged = dict(theirs if ahead == "remote" else mine)
+    else:
+        base: dict[str, Any] = {}
+        found = git.repo.merge_base(local, remote) if local and remote else None
+        if found is not None:
+            base = _records(git, kind, ref, str(found), "base", label)[0]
+        merged = three_way(base, mine, theirs, kind.both)
     if ref == META_REF and edges is not None:
         merged = apply_resolutions(merged, edges.values())
     placed: dict[str, dict[str, Any]] = defaultdict(dict)
     for rid, record in merged.items():
-        commit = record.commit if isinstance(record, MemoryMeta) else mine_at.get(rid) or theirs_at[rid]
-        placed[commit][rid] = record
+        placed[_placement(record, rid, (mine, mine_at), (theirs, theirs_at))][rid] = record
     same_as_remote = not plan.rebuilt  # their damaged bytes are never taken: merge, and the remote gets the mend
     for commit in placed.keys() | mine_by.keys() | theirs_by.keys():
         now, before, there = placed.get(commit, {}), mine_by.get(commit, {}), theirs_by.get(commit, {})
@@ -435,6 +435,32 @@ def _plan_keyed(git: GitStore, ref: str, local: str | None, remote: str | None, 
     if plan.fast_forward:
         plan.changes = {}
     return plan, merged
+
+
+def _ahead(git: GitStore, local: str | None, remote: str | None, rebuilt: int) -> str | None:
+    """"remote" or "local" when that side's history contains the other's, else None.
+
+    Such a side already holds everything the other wrote and its later runs' decisions over it
+    (a summary deleted, a supersession withdrawn): it is taken as it stands, not merged record by
+    record, so clones that sync in turn converge on one commit. A remote with notes rebuilt from
+    line-sort damage is merged instead, so that the mend travels back.
+    """
+    if local is None or remote is None:
+        return "remote" if local is None and not rebuilt else "local" if remote is None else None
+    if not rebuilt and git.repo.descendant_of(remote, local):
+        return "remote"
+    if git.repo.descendant_of(local, remote):
+        return "local"
+    return None
+
+
+def _placement(record: Any, rid: str, *sides: tuple[Mapping[str, Any], Mapping[str, str]]) -> str:
+    """The commit a merged record hangs on, the same whichever side merges: metadata on its memory's
+    commit; another record where a side holding it as merged keeps it, else the first such commit."""
+    if isinstance(record, MemoryMeta):
+        return record.commit
+    holding = [at[rid] for records, at in sides if records.get(rid) == record and rid in at]
+    return min(holding or [at[rid] for _, at in sides if rid in at])
 
 
 def _newest_run(git: GitStore, tip: str | None) -> tuple[datetime, str] | None:
@@ -482,7 +508,9 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
             plan.added_locally += len(decode_runs_note(their_data))
             continue
         my_data = runs_of(mine[commit], "local", commit)
-        merged = merge_runs_note(my_data, their_data)
+        ahead = _ahead(git, local, remote, plan.rebuilt)
+        merged = (their_data if ahead == "remote" else my_data if ahead == "local"
+                  else merge_runs_note(my_data, their_data))
         count = lambda data: {str(r.get("run_id")) for r in decode_runs_note(data)}  # noqa: E731
         plan.added_locally += len(count(merged) - count(my_data))
         plan.pushed += len(count(merged) - count(their_data))

@@ -19,8 +19,10 @@ class Actor:
     Subclasses set `subscribes` (what lands in the inbox) and `publishes`
     (declared so joins know what to wait for) and implement `handle`.
     If `handle` raises on a run event, the actor first publishes
-    `RunFailed` for that run, then the exception propagates so the
-    supervisor can restart a fresh instance on the same inbox.
+    `RunFailed` for that run (with `needs_user` when the exception says
+    so through a true `needs_user` attribute), then the exception
+    propagates so the supervisor can restart a fresh instance on the same
+    inbox.
     """
 
     name: ClassVar[str] = "actor"
@@ -40,8 +42,9 @@ class Actor:
                 await self.handle(event)
             except Exception as exc:
                 if isinstance(event, RunEvent) and not isinstance(event, RunFailed):
+                    needs_user = str(exc).strip().splitlines()[0] if getattr(exc, "needs_user", False) else None
                     await self.bus.publish(
-                        RunFailed(run_id=event.run_id, actor=self.name, error=_describe(exc))
+                        RunFailed(run_id=event.run_id, actor=self.name, error=_describe(exc), needs_user=needs_user)
                     )
                 raise
 

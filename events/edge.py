@@ -51,7 +51,8 @@ def edge_id(source_key: str, target_key: str, edge_type: str) -> str:
 
 
 def merge_edge(local: Edge, remote: Edge) -> Edge:
-    """One edge from two records of it: a user's decision (`resolution`) from either wins, else local."""
-    if local.resolution is None and remote.resolution is not None:
-        return remote
-    return local
+    """One edge from two records of it, the same whichever side is local: a user's decision
+    (`resolution`) from either wins; otherwise (or between two decisions) the later written, then
+    the one that sorts last by its JSON."""
+    return max((local, remote), key=lambda e: (e.resolution is not None, e.created_at,
+                                                e.consolidation_run_id, e.model_dump_json()))

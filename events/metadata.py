@@ -43,19 +43,22 @@ def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
 
 
 def merge_meta(local: MemoryMeta, remote: MemoryMeta) -> MemoryMeta:
-    """One memory's metadata from two records of it, field by field.
+    """One memory's metadata from two records of it, field by field; the same whichever side is local.
 
     Highest activation count, latest last access, earliest creation; a
-    supersession or consolidation from either side (local first). Tier and
-    placement stay local: the next run recomputes the tier.
+    supersession or consolidation from either side. Where both sides hold
+    different values (tier, placement, two supersessions), the record that
+    sorts last by its JSON decides: arbitrary but total, so two clones that
+    merge each other's records converge. The next run recomputes the tier.
     """
-    return local.model_copy(
+    first, second = sorted((local, remote), key=lambda m: m.model_dump_json(), reverse=True)
+    return first.model_copy(
         update={
-            "created": min(local.created, remote.created),
-            "last_access": _latest(local.last_access, remote.last_access),
-            "activation_count": max(local.activation_count, remote.activation_count),
-            "superseded_by": local.superseded_by or remote.superseded_by,
-            "consolidated_into": local.consolidated_into or remote.consolidated_into,
-            "cluster_id": local.cluster_id or remote.cluster_id,
+            "created": min(first.created, second.created),
+            "last_access": _latest(first.last_access, second.last_access),
+            "activation_count": max(first.activation_count, second.activation_count),
+            "superseded_by": first.superseded_by or second.superseded_by,
+            "consolidated_into": first.consolidated_into or second.consolidated_into,
+            "cluster_id": first.cluster_id or second.cluster_id,
         }
     )

@@ -53,7 +53,8 @@ class MemoriesScanned(RunEvent):
 
     `memory_tips` are the memory refs read (ref -> commit); `activations` the
     uses recall recorded since (memory key -> times), which the tierer folds
-    into last access and activation count.
+    into last access and activation count; `unreadable_refs` the memory refs
+    skipped whole (ref -> why, and how to fix it).
     """
 
     request: RunRequested
@@ -64,6 +65,7 @@ class MemoriesScanned(RunEvent):
     head: str | None
     memory_tips: dict[str, str] = {}
     activations: dict[str, tuple[datetime, ...]] = {}
+    unreadable_refs: dict[str, str] = {}
 
 
 class ClustersFormed(RunEvent):
@@ -123,8 +125,13 @@ class RunCompleted(RunEvent):
 
 
 class RunFailed(RunEvent):
-    """The run could not finish. `conflict` means the store moved under it: retry."""
+    """The run could not finish. `conflict` means the store moved under it: retry.
+
+    `needs_user`, when set, is the one line to show: the failure is one no retry fixes (a corrupt
+    state note, a read-only repository) until the user acts.
+    """
 
     actor: str
     error: str
     conflict: bool = False
+    needs_user: str | None = None

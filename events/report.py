@@ -10,11 +10,16 @@ RUN_SCHEMA_VERSION = 1
 
 
 class TokenUsage(BaseModel):
-    """LLM spend of one run (zero until an LLM provider is configured)."""
+    """LLM spend of one run (zero until an LLM provider is configured).
+
+    `llm_calls` counts every request sent, `llm_failed` those of them that got no answer
+    (timeouts, refused connections, 5xx past retries); answers replayed from the checkpoint count 0.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     llm_calls: int = 0
+    llm_failed: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -22,6 +27,7 @@ class TokenUsage(BaseModel):
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             llm_calls=self.llm_calls + other.llm_calls,
+            llm_failed=self.llm_failed + other.llm_failed,
             tokens_in=self.tokens_in + other.tokens_in,
             tokens_out=self.tokens_out + other.tokens_out,
             cost_usd=round(self.cost_usd + other.cost_usd, 6),
@@ -33,7 +39,9 @@ class RunReport(BaseModel):
 
     `phase` is where the run ended: `completed`, `dry_run` or `failed`.
     `tier_transitions` counts `"<from>-><to>"` moves, `new` as the source
-    for memories seen for the first time. `persisted` is False when the
+    for memories seen for the first time. `supersessions_detected` counts
+    memories this run marked superseded (exact duplicates included), as the
+    metadata it wrote records them. `persisted` is False when the
     run changed nothing (and then wrote nothing, not even this record).
     """
 

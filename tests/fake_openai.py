@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -148,3 +149,45 @@ class FakeOpenAI:
                 })
 
         return Handler
+
+
+class HungServer:
+    """A TCP server on 127.0.0.1 that accepts connections, reads, and never answers.
+
+    `connections` counts the connections it accepted (each one request the client sent).
+    """
+
+    def __init__(self) -> None:
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self._socket.settimeout(0.2)
+        self._open: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self.connections = 0
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._socket.getsockname()[:2]
+        return f"http://{host}:{port}/v1"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            self._open.append(connection)  # held open, never answered
+
+    def __enter__(self) -> HungServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        for connection in self._open:
+            connection.close()
+        self._socket.close()

@@ -52,13 +52,14 @@ def model() -> LocalMiniLM:
     return LocalMiniLM()
 
 
-def run(repo: Repo, model: LocalMiniLM, server: FakeOpenAI, *, max_calls: int | None = None, **options):
+def run(repo: Repo, model: LocalMiniLM, server: FakeOpenAI, *, max_calls: int | None = None,
+        settings: Settings | None = None, **options):
     store = MemoryStore(GitStore(repo.path))
     config = ProviderConfig(name="openai", model="gpt-5-nano", base_url=server.base_url,
                             api_key=SecretStr("sk-test-000000000000000000"))
     llm = LLMChain([OpenAICompatibleLLM(config, timeout=2, backoff=0.01, max_backoff=0.02, requests_per_second=0,
                                         max_attempts=2)], max_calls=max_calls)
-    services = Services(store=store, settings=Settings(), clock=FixedClock(NOW),
+    services = Services(store=store, settings=settings or Settings(), clock=FixedClock(NOW),
                         embedder=CachedEmbedder(model, store.git.common_dir / "memactors" / "vectors"), llm=llm)
     return trio.run(lambda: consolidate(services, RunOptions(**options))), store
 
@@ -84,10 +85,22 @@ def test_an_llm_that_is_down_falls_back_offline_and_records_why(store_of_facts: 
         for _ in range(50):
             server.fail(500)
         report, store = run(store_of_facts, model, server)
+        sent = len(server.chat_requests())
     assert report.phase == "completed" and report.persisted
     assert report.errors and all("unavailable" in e for e in report.errors)
     assert {s.provider for s in store.load_state().summaries.values()} == {"offline"}
     assert all(s.fallback_reason for s in store.load_state().summaries.values())
+    assert sent and report.token_usage.llm_calls == sent == report.token_usage.llm_failed  # not "0 calls"
+
+
+def test_past_the_runs_llm_deadline_the_rest_is_summarized_and_judged_offline(store_of_facts: Repo, model) -> None:  # noqa: F811
+    with FakeOpenAI(responder=cooperative, latency=1.0) as server:
+        report, store = run(store_of_facts, model, server, settings=Settings(llm_deadline=0.3))
+        sent = len(server.chat_requests())
+    assert report.phase == "completed" and report.persisted
+    assert report.errors and all("MEMACTORS_LLM_DEADLINE" in e for e in report.errors)
+    assert {s.provider for s in store.load_state().summaries.values()} == {"offline"}
+    assert report.token_usage.llm_calls == sent and report.token_usage.tokens_in == 0
 
 
 def test_citing_a_memory_outside_the_cluster_is_rejected_then_retried(store_of_facts: Repo, model) -> None:  # noqa: F811

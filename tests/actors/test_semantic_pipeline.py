@@ -68,6 +68,8 @@ def test_offline_consolidation_summarizes_judges_and_links(store_of_facts: Repo,
     assert [(e.source_key, e.target_key) for e in supersedes] == [(postgres.key, sqlite.key)]
     assert state.meta[sqlite.key].superseded_by == postgres.key
     assert state.meta[sqlite.key].tier.value in {"cold", "archived"}
+    # the run's count is what the metadata records, not how many verdicts pointed the same way
+    assert report.supersessions_detected == sum(m.superseded_by is not None for m in state.meta.values())
     webhook = [m for m in by_summary.values() if "webhook" in m.summary.lower() or "idempot" in m.summary.lower()]
     summary = next(s for s in state.summaries.values() if set(s.source_keys) == {m.key for m in webhook})
     assert summary.provider == "offline" and summary.confidence < 0.5

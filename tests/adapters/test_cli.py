@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - fixture
 from tests.conftest import Repo, git, run_cli
+from tests.fake_openai import HungServer
 
 REPORT_KEYS = {"run_id", "started_at", "completed_at", "phase", "memories_processed", "memories_skipped",
                "clusters_found", "summaries_created", "supersessions_detected", "tier_counts",
@@ -53,12 +56,137 @@ def test_outside_a_repository_the_answer_is_one_line_and_exit_2(tmp_path: Path, 
     assert missing.returncode == 2 and "does not exist" in one_line_error(missing)
 
 
-def test_an_unreadable_ref_is_named_and_exits_2(populated: Repo) -> None:
+def test_a_bad_memory_ref_is_skipped_by_name_and_the_other_namespaces_are_consolidated(populated: Repo) -> None:
     blob = git(populated.path, "hash-object", "-w", "--stdin", input="not a commit").stdout.strip()
-    git(populated.path, "update-ref", "refs/notes/mem/research", blob)
-    result = run_cli("consolidate", "--repo", str(populated.path))
-    assert result.returncode == 2
-    assert "research" in one_line_error(result) or blob[:12] in result.stderr
+    git(populated.path, "update-ref", "refs/notes/mem/weird", blob)
+    tree = git(populated.path, "rev-parse", "HEAD^{tree}").stdout.strip()
+    git(populated.path, "update-ref", "refs/notes/mem/odd", tree)
+    result = run_cli("consolidate", "--json", "--repo", str(populated.path))
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["memories_processed"] == 6 and report["persisted"]
+    for ref in ("refs/notes/mem/weird", "refs/notes/mem/odd"):
+        said = [e for e in report["errors"] if e.startswith(ref)]
+        assert len(said) == 1 and f"git update-ref -d {ref}" in said[0]
+    assert "refs/notes/mem/weird skipped: " in result.stderr and "Traceback" not in result.stderr
+
+
+def test_hostile_front_matter_costs_bounded_memory_and_never_crashes_the_run(repo: Repo) -> None:
+    """An alias bomb (459 bytes, gigabytes once expanded) and 30,000 levels of nesting (which crash
+    libyaml's composer): each skipped by reason, under a 2 GiB address-space limit."""
+    import resource
+
+    head = "---\ntype: decisions\ntimestamp: '2024-01-01T00:00:00+00:00'\nsummary: {}\n"
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
+    bomb = head.format("bomb") + "\n".join(lines) + "\ntags: *i\n---\n"
+    assert len(bomb.encode()) < 600
+    deep = head.format("deep") + "tags: " + "[" * 30_000 + "]" * 30_000 + "\n---\n"
+    for hostile in (bomb, deep):
+        git(repo.path, "notes", "--ref=refs/notes/mem/decisions", "append", "-m", hostile, "HEAD")
+    repo.capture("decisions", "Use SQLite for storage")
+    before = repo.originals()
+
+    def limited() -> None:  # the bomb alone would need hundreds of gigabytes
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    result = subprocess.run([sys.executable, "-m", "memactors.adapters.cli", "consolidate", "--json",
+                             "--repo", str(repo.path)], capture_output=True, text=True, timeout=120,
+                            preexec_fn=limited,
+                            env={**os.environ, "MEMACTORS_EMBEDDINGS": "none", "MALLOC_ARENA_MAX": "2"})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["memories_skipped"] == {"yaml_alias": 1, "yaml_too_deep": 1}
+    assert report["memories_processed"] == 1
+    assert repo.originals() == before
+
+
+def test_four_parallel_capture_loops_store_every_memory(repo: Repo) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def loop(worker: int) -> list[subprocess.CompletedProcess]:
+        return [run_cli("capture", "--repo", str(repo.path), "--namespace", "decisions",
+                        "--summary", f"worker {worker} decision {n}", "--content", "") for n in range(40)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = [r for batch in pool.map(loop, range(4)) for r in batch]
+    assert [r.returncode for r in results] == [0] * 160, [r.stderr for r in results if r.returncode][:3]
+    assert not any("Traceback" in r.stderr for r in results)
+    note = repo.note("refs/notes/mem/decisions")
+    stored = {line.removeprefix("summary: ") for line in note.splitlines() if line.startswith("summary: ")}
+    assert stored == {f"worker {w} decision {n}" for w in range(4) for n in range(40)}
+
+
+def test_a_capture_waits_for_a_ref_lock_another_process_holds_briefly(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite")
+    lock = repo.path / ".git" / "refs" / "notes" / "mem" / "decisions.lock"
+    lock.write_text("")  # git notes append, mid-write
+    capture = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "capture", "--repo", str(repo.path),
+                                "--namespace", "decisions", "--summary", "Waited for the lock", "--content", ""],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # long enough for the capture to meet the lock
+    lock.unlink()
+    out, err = capture.communicate(timeout=60)
+    assert capture.returncode == 0, err
+    assert "summary: Waited for the lock" in repo.note("refs/notes/mem/decisions")
+
+
+def test_a_capture_against_a_lock_held_too_long_exits_3_and_writes_nothing(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite")
+    lock = repo.path / ".git" / "refs" / "notes" / "mem" / "decisions.lock"
+    lock.write_text("")  # a git process that never lets go
+    before = repo.originals()
+    result = run_cli("capture", "--repo", str(repo.path), "--namespace", "decisions", "--summary", "blocked",
+                     env={"MEMACTORS_LOCK_WAIT_SECONDS": "0.5"})
+    assert result.returncode == 3
+    assert "decisions.lock" in one_line_error(result)
+    lock.unlink()
+    assert repo.originals() == before
+
+
+@pytest.fixture
+def read_only(populated: Repo, tmp_path: Path):
+    """The populated store, consolidated once, behind a read-only bind mount."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root")
+    assert run_cli("consolidate", "--repo", str(populated.path)).returncode == 0
+    mount = tmp_path / "read-only"
+    mount.mkdir()
+    if subprocess.run(["mount", "--bind", str(populated.path), str(mount)], capture_output=True).returncode:
+        pytest.skip("bind mounts are not allowed here")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(mount)], check=True, capture_output=True)
+        yield Repo(mount)
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def test_a_read_only_repository_costs_one_line_and_a_dry_run_still_works(read_only: Repo) -> None:
+    before = read_only.originals()
+    for command in (["consolidate"], ["consolidate", "--full"],
+                    ["capture", "--namespace", "decisions", "--summary", "x", "--content", ""]):
+        result = run_cli(*command, "--repo", str(read_only.path))
+        assert result.returncode == 2, (command, result.stderr)
+        assert "read-only file system" in one_line_error(result)
+    dry = run_cli("consolidate", "--dry-run", "--json", "--repo", str(read_only.path))
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["memories_processed"] == 6 and "Traceback" not in dry.stderr
+    assert read_only.originals() == before
+
+
+def test_a_hung_llm_server_costs_a_few_timeouts_then_the_run_completes_offline(store_of_facts: Repo) -> None:
+    with HungServer() as hung:
+        result = run_cli("consolidate", "--json", "--repo", str(store_of_facts.path), env={
+            "MEMORY_CONSOLIDATION_LLM_PROVIDER": "lmstudio", "MEMORY_CONSOLIDATION_LLM_BASE_URL": hung.base_url,
+            "MEMACTORS_LLM_TIMEOUT": "0.5"})
+        connections = hung.connections
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["persisted"] and set(report["providers"]) == {"offline"}
+    usage = report["token_usage"]
+    assert 0 < connections <= 8 and usage["llm_calls"] == usage["llm_failed"] == connections
+    assert "Traceback" not in result.stderr
 
 
 def test_an_empty_store_gives_an_empty_report_and_exit_0(repo: Repo) -> None:

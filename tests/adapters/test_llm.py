@@ -11,7 +11,7 @@ from pydantic import BaseModel, SecretStr
 from memactors.actors.ports import InvalidAnswer, LLMUnavailable
 from memactors.adapters.llm import LLMChain, OpenAICompatibleLLM, build_chain
 from memactors.adapters.llm_config import ProviderConfig, resolve_chain
-from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import FakeOpenAI, HungServer
 
 
 class Answer(BaseModel):
@@ -75,15 +75,40 @@ async def test_a_500_storm_makes_the_provider_unavailable_and_opens_the_breaker(
     with FakeOpenAI() as server:
         for _ in range(6):
             server.fail(500)
-        llm = provider(server, max_attempts=3, breaker_threshold=2, breaker_cooldown=60)
-        for _ in range(2):
-            with pytest.raises(LLMUnavailable, match="3 attempts"):
-                await llm.complete("s", "u", Answer)
-        asked = len(server.chat_requests())
-        with pytest.raises(LLMUnavailable, match="circuit open"):
+        llm = provider(server, max_attempts=3, breaker_threshold=5, breaker_cooldown=60)
+        with pytest.raises(LLMUnavailable, match="3 attempts") as first:
+            await llm.complete("s", "u", Answer)
+        with pytest.raises(LLMUnavailable, match="circuit opened") as second:  # the fifth failed request
+            await llm.complete("s", "u", Answer)
+        with pytest.raises(LLMUnavailable, match="circuit open") as third:
             await llm.complete("s", "u", Answer)
         await llm.aclose()
-    assert asked == 6 and len(server.chat_requests()) == 6  # the open breaker sent nothing
+    assert (first.value.requests, second.value.requests, third.value.requests) == (3, 2, 0)
+    assert len(server.chat_requests()) == 5  # the open breaker sent nothing
+
+
+async def test_a_server_that_accepts_and_never_answers_costs_a_few_timeouts_not_one_per_question() -> None:
+    """Eight questions, four at a time, to a server that never says a word: the breaker opens on the
+    fifth failed request, cancels the requests in flight and refuses the questions still waiting."""
+    with HungServer() as hung:
+        config = ProviderConfig(name="lmstudio", model="m", base_url=hung.base_url)
+        llm = OpenAICompatibleLLM(config, timeout=0.5, max_attempts=3, backoff=0.01, max_backoff=0.05,
+                                  requests_per_second=0, concurrency=4, breaker_threshold=5)
+        outcomes: list[LLMUnavailable] = []
+
+        async def question() -> None:
+            try:
+                await llm.complete("s", "u", Answer)
+            except LLMUnavailable as exc:
+                outcomes.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(8):
+                nursery.start_soon(question)
+        await llm.aclose()
+    assert len(outcomes) == 8
+    assert 5 <= hung.connections <= 8 and sum(e.requests for e in outcomes) == hung.connections
+    assert sum("circuit open" in str(e) for e in outcomes) >= 4  # cut short or refused, not timed out
 
 
 async def test_a_slow_answer_times_out_and_is_retried() -> None:

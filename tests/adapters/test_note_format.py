@@ -147,3 +147,49 @@ def test_long_summaries_wrapped_by_yaml_dump_take_the_fast_path() -> None:
                        default_flow_style=False, allow_unicode=True, sort_keys=False).rstrip()
     assert "\n  " in dumped  # yaml.dump folded it
     assert _fast_front_matter(dumped.split("\n")) == yaml.safe_load(dumped)
+
+
+def _alias_bomb(levels: int) -> str:
+    """The 459-byte kind: each line a list of nine aliases of the line before, then `tags: *last`."""
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    names = string.ascii_lowercase[1:levels]
+    previous = "a"
+    for name in names:
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
+        previous = name
+    return "\n".join(lines) + f"\ntags: *{previous}"
+
+
+def test_front_matter_with_anchors_or_aliases_is_skipped_as_yaml_alias_never_expanded() -> None:
+    bomb = "---\ntype: decisions\ntimestamp: '2024-01-01T00:00:00+00:00'\nsummary: boom\n" + _alias_bomb(3) + "\n---\n"
+    anchored = "---\ntype: decisions\ntimestamp: '2024-01-01T00:00:00+00:00'\nsummary: &s anchored only\n---\n"
+    good = entry("decisions", "Use SQLite", "fine")
+    parsed = parse_note("decisions", SHA, "\n".join([bomb, anchored, good]).encode())
+    assert [m.summary for m in parsed.memories] == ["Use SQLite"]
+    assert parsed.skipped == {"yaml_alias": 2}
+
+
+def test_deep_nesting_and_custom_tags_are_refused_by_reason() -> None:
+    head = "type: decisions\ntimestamp: '2024-01-01T00:00:00+00:00'\nsummary: s\n"
+    with pytest.raises(ValueError, match="yaml_too_deep"):
+        parse_front_matter(head + "tags: " + "[" * 40 + "]" * 40)
+    with pytest.raises(ValueError, match="invalid_yaml"):
+        parse_front_matter(head + "tags: !!python/object/apply:os.system ['true']")
+    with pytest.raises(ValueError, match="invalid_yaml"):
+        parse_front_matter(head + "spec: !custom value")
+    nested = parse_front_matter(head + "tags: [[a, b], c]")  # shallow nesting is still read
+    assert nested["tags"] == [["a", "b"], "c"]
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=3)), min_size=1, max_size=25))
+def test_every_entry_gets_the_index_git_notes_memory_counted_for_it(shape) -> None:
+    """Counted in one pass over the note: the same numbers as re-counting each prefix as upstream does."""
+    note: bytes | None = None
+    expected = []
+    for number, (with_rule, rules) in enumerate(shape):
+        body = "text" + ("\n\n---\n\nmore" * rules if with_rule else "\n---\n" * rules)
+        expected.append(upstream_next_index(note))
+        note = append_entry(note, serialize_entry(
+            {"type": "decisions", "timestamp": f"2024-01-01T00:00:{number:02d}+00:00", "summary": f"e{number}"}, body))
+    parsed = parse_note("decisions", SHA, note or b"")
+    assert [m.upstream_index for m in parsed.memories] == expected

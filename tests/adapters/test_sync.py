@@ -6,13 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memactors.adapters.doctor import diagnose
@@ -53,17 +54,24 @@ class Clones:
         return sha
 
 
+def make_clones(root: Path, names: str) -> tuple[Path, list[Repo]]:
+    """A bare remote under `root` and a clone of it per name, the first one having pushed one commit."""
+    remote = root / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    first = Repo(root / names[0])
+    subprocess.run(["git", "init", "-q", str(first.path)], check=True)
+    first.commit("initial")
+    git(first.path, "remote", "add", "origin", str(remote))
+    git(first.path, "push", "-q", "origin", "main")
+    for name in names[1:]:
+        subprocess.run(["git", "clone", "-q", str(remote), str(root / name)], check=True)
+    return remote, [first] + [Repo(root / name) for name in names[1:]]
+
+
 @pytest.fixture
 def clones(tmp_path: Path, git_env: dict[str, str]) -> Clones:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    a = Repo(tmp_path / "a")
-    subprocess.run(["git", "init", "-q", str(a.path)], check=True)
-    a.commit("initial")
-    git(a.path, "remote", "add", "origin", str(remote))
-    git(a.path, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", str(remote), str(tmp_path / "b")], check=True)
-    return Clones(remote, a, Repo(tmp_path / "b"))
+    remote, (a, b) = make_clones(tmp_path, "ab")
+    return Clones(remote, a, b)
 
 
 def assert_holds(repo: Repo, captures: list[tuple[str, str, str]]) -> None:
@@ -662,3 +670,76 @@ def test_merging_two_notes_keeps_every_entry_of_both_alters_none_and_settles(
     assert merge_memory_note(merged, remote) == merged and merge_memory_note(merged, local) == merged
     if entry_texts(remote) <= entry_texts(local):
         assert merged == local
+
+
+# --- convergence: random histories of capture / consolidate / sync on two or three clones ---------
+
+_TOPICS = [
+    ("decisions", "Use PostgreSQL for storage", "Chosen for its JSON support."),
+    ("decisions", "Store application data in PostgreSQL", "Postgres holds all tables."),
+    ("decisions", "Switch storage from PostgreSQL to SQLite", "Replaces PostgreSQL: one file is enough."),
+    ("learnings", "Webhook retries must be idempotent", "A retried webhook charged twice."),
+    ("learnings", "Make payment webhook handlers idempotent", "Use the event id as the key."),
+    ("progress", "Login page styled", "CSS done."),
+]
+_STEP = st.tuples(st.sampled_from(["capture", "consolidate", "sync"]), st.integers(0, 2),
+                  st.integers(0, len(_TOPICS) - 1))
+#: The history the fault probe found: shared memories consolidated on both clones, then a -> b -> a.
+_BOTH_CONSOLIDATED = [("capture", 0, 0), ("capture", 0, 1), ("capture", 0, 3), ("capture", 0, 4), ("sync", 0, 0),
+                      ("sync", 1, 0), ("consolidate", 0, 0), ("consolidate", 1, 0), ("capture", 1, 2),
+                      ("consolidate", 1, 0)]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from memactors.adapters.embeddings import LocalMiniLM
+
+    return LocalMiniLM()
+
+
+def _consolidate_in_process(path: Path, model) -> None:
+    import trio
+
+    from memactors.adapters.clock import SystemClock
+    from memactors.adapters.runtime import RunOptions, Services
+    from memactors.adapters.runtime import consolidate as run_once
+    from memactors.adapters.settings import Settings
+    from memactors.adapters.vector_cache import CachedEmbedder
+
+    store = MemoryStore(GitStore(path))
+    services = Services(store=store, settings=Settings(), clock=SystemClock(),
+                        embedder=CachedEmbedder(model, store.git.common_dir / "memactors" / "vectors"))
+    report = trio.run(lambda: run_once(services, RunOptions()))
+    assert report.phase == "completed", report.errors
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(clone_count=st.integers(2, 3), steps=st.lists(_STEP, min_size=1, max_size=12))
+@example(clone_count=2, steps=_BOTH_CONSOLIDATED)
+def test_any_history_of_captures_runs_and_syncs_converges_on_identical_refs_and_loses_no_entry(
+        git_env: dict[str, str], minilm, clone_count: int, steps: list[tuple[str, int, int]]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        _, repos = make_clones(Path(scratch), "abc"[:clone_count])
+        captured: list[tuple[str, str, str]] = []
+        for number, (op, side, topic) in enumerate(steps):
+            repo = repos[side % clone_count]
+            if op == "capture":
+                namespace, summary, body = _TOPICS[topic]
+                when = NOW + timedelta(minutes=number)
+                if topic % 2:
+                    repo.commit(f"work {number}")
+                sha = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+                repo.capture(namespace, summary, body, when=when, commit=sha)
+                captured.append((f"refs/notes/mem/{namespace}", sha, stripspace(entry(namespace, summary, body,
+                                                                                       when=when))))
+            elif op == "consolidate":
+                _consolidate_in_process(repo.path, minilm)
+            else:
+                assert not sync(repo.path).errors
+        for repo in repos + repos:  # a settling round: each clone syncs twice, in turn
+            assert not sync(repo.path).errors
+        tips = repos[0].refs("refs/notes/")
+        for repo in repos:
+            assert repo.refs("refs/notes/") == tips  # memory and state refs: one commit each, everywhere
+            assert_holds(repo, captured)
+            assert diagnose(repo.path) == []
