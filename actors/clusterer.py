@@ -8,10 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import trio
 
-from memactors.actors.clustering import (
+from memactors.actors.algorithms.clustering import (
     NeighbourGraph,
     components,
     duplicate_groups,
+    embedding_text,
     split_oversized,
 )
 from memactors.actors.ports import Embedder
@@ -22,14 +23,7 @@ from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned
 
 #: Characters of a body that go into its embedding (MiniLM reads 256 tokens anyway).
-EMBED_CHARS = 2000
-
-
 progress = logging.getLogger("memactors.progress")
-
-
-def embedding_text(memory: Memory) -> str:
-    return f"{memory.summary}\n{memory.body[:EMBED_CHARS]}".strip()
 
 
 class Clusterer(Actor):

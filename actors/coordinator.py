@@ -11,7 +11,7 @@ from memactors.actors.ports import Clock
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.events.pipeline import Event, RunCompleted, RunFailed, RunRequested, new_run_id
-from memactors.events.trigger import DrainRequested, Drained, InboxConsumed, TriggerFired
+from memactors.events.trigger import Drained, DrainRequested, InboxConsumed, TriggerFired
 
 log = logging.getLogger("memactors.daemon")
 

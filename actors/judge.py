@@ -7,13 +7,13 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from memactors.actors.heuristic_judge import judge_pair
-from memactors.actors.linker import withdrawn_edges
-from memactors.actors.llm_call import ask
+from memactors.actors.algorithms.heuristic_judge import judge_pair
+from memactors.actors.algorithms.linker import withdrawn_edges
+from memactors.actors.algorithms.llm_call import ask
+from memactors.actors.algorithms.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
 from memactors.actors.ports import StructuredLLM
-from memactors.actors.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
 from memactors.bus.bus import Bus
-from memactors.bus.join import JoiningActor, Joined
+from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.edge import EdgeType
 from memactors.events.memory import Memory

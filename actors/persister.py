@@ -8,11 +8,11 @@ from typing import TypeVar
 
 import trio
 
-from memactors.actors.indexing import build_read_model
-from memactors.actors.linker import SUMMARY_PREFIX, anchor, run_edges
+from memactors.actors.algorithms.indexing import build_read_model
+from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
 from memactors.actors.ports import Clock, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
-from memactors.bus.join import JoiningActor, Joined
+from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import ClusterKind
 from memactors.events.edge import Edge, EdgeType
 from memactors.events.metadata import MemoryMeta
@@ -89,7 +89,6 @@ class Persister(JoiningActor):
         fallbacks = list((summarized.fallbacks if summarized else ()) + (judged.fallbacks if judged else ()))
         providers: Counter[str] = Counter(s.provider for s in new_summaries.values())
         providers.update(v.provider for v in (judged.verdicts if judged else ()))
-        verdicts = judged.verdicts if judged else ()
         report = RunReport(
             run_id=request.run_id,
             trigger=request.trigger,

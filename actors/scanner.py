@@ -11,7 +11,6 @@ from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
 from memactors.events.pipeline import MemoriesScanned, RunRequested
 
-
 progress = logging.getLogger("memactors.progress")
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 import trio
 
-from memactors.actors import extractive
-from memactors.actors.llm_call import ask
-from memactors.actors.ports import Clock, StructuredLLM
-from memactors.actors.prompts import (
+from memactors.actors.algorithms import extractive
+from memactors.actors.algorithms.llm_call import ask
+from memactors.actors.algorithms.prompts import (
     SUMMARY_SYSTEM,
     SummaryAnswer,
     SummaryBatchAnswer,
@@ -18,8 +17,9 @@ from memactors.actors.prompts import (
     flagged,
     summary_prompt,
 )
+from memactors.actors.ports import Clock, StructuredLLM
 from memactors.bus.bus import Bus
-from memactors.bus.join import JoiningActor, Joined
+from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, ClustersSummarized, MemoriesScanned

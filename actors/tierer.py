@@ -8,7 +8,7 @@ from datetime import datetime
 import numpy as np
 
 from memactors.bus.bus import Bus
-from memactors.bus.join import JoiningActor, Joined
+from memactors.bus.join import Joined, JoiningActor
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
 from memactors.events.retention import RetentionPolicy, scores, tier_for

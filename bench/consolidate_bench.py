@@ -36,12 +36,12 @@ import trio
 
 from memactors.actors.persister import whole_notes
 from memactors.actors.ports import StateChange
-from memactors.adapters.clock import FixedClock
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.memory_store import META_REF, STATE_REFS, MemoryStore
-from memactors.adapters.note_format import append_entry, serialize_entry
-from memactors.adapters.runtime import RunOptions, Services, consolidate, tune_gc
-from memactors.adapters.settings import Settings
+from memactors.adapters.git.memory_store import STATE_REFS, MemoryStore
+from memactors.adapters.git.note_format import append_entry, serialize_entry
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc
+from memactors.adapters.runtime.settings import Settings
 from memactors.events.memory import KNOWN_NAMESPACES
 from memactors.events.report import RunReport
 

@@ -35,22 +35,26 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memactors.actors.clusterer import embedding_text  # noqa: E402
-from memactors.actors.clustering import NeighbourGraph, warm_up_approximate  # noqa: E402
-from memactors.adapters.clock import SystemClock  # noqa: E402
-from memactors.adapters.daemon import Daemon, DaemonSettings  # noqa: E402
-from memactors.adapters.knn_warmup import WarmState  # noqa: E402
-from memactors.adapters.embeddings import LocalMiniLM  # noqa: E402
-from memactors.adapters.git_store import GitStore  # noqa: E402
-from memactors.adapters.inbox import Inbox  # noqa: E402
-from memactors.adapters.memory_store import MemoryStore  # noqa: E402
-from memactors.adapters.note_format import append_entry, serialize_entry  # noqa: E402
-from memactors.adapters.notes_feed import NotesFeed  # noqa: E402
-from memactors.adapters.runtime import Services, tune_gc  # noqa: E402
-from memactors.adapters.settings import Settings  # noqa: E402
-from memactors.adapters.vector_cache import CachedEmbedder  # noqa: E402
-from memactors.events.pipeline import RunCompleted  # noqa: E402
 from semantic_bench import build_store, run  # noqa: E402
+
+from memactors.actors.algorithms.clustering import (  # noqa: E402
+    NeighbourGraph,
+    embedding_text,  # noqa: E402
+    warm_up_approximate,
+)
+from memactors.adapters.claude.inbox import Inbox  # noqa: E402
+from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
+from memactors.adapters.git.note_format import append_entry, serialize_entry  # noqa: E402
+from memactors.adapters.git.notes_feed import NotesFeed  # noqa: E402
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
+from memactors.adapters.models.knn_warmup import WarmState  # noqa: E402
+from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
+from memactors.adapters.runtime.clock import SystemClock  # noqa: E402
+from memactors.adapters.runtime.daemon import Daemon, DaemonSettings  # noqa: E402
+from memactors.adapters.runtime.pipeline import Services, tune_gc  # noqa: E402
+from memactors.adapters.runtime.settings import Settings  # noqa: E402
+from memactors.events.pipeline import RunCompleted  # noqa: E402
 
 
 def publish_latency(repo: Path, runs: int = 50) -> dict[str, float]:

@@ -13,8 +13,8 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memactors.actors.heuristic_judge import judge_pair
-from memactors.adapters.embeddings import LocalMiniLM
+from memactors.actors.algorithms.heuristic_judge import judge_pair
+from memactors.adapters.models.embeddings import LocalMiniLM
 from memactors.events.memory import Memory, memory_key
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "similarity_pairs.json"

@@ -25,8 +25,8 @@ _WRITE = r"""
 import sys
 from datetime import datetime, timedelta, timezone
 import pygit2
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.note_format import append_entry, serialize_entry
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.git.note_format import append_entry, serialize_entry
 
 path, entries, layout = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 repo = pygit2.init_repository(path, initial_head="main")
@@ -55,8 +55,8 @@ store.move_refs({"refs/notes/mem/decisions": store.build_notes_commit(None, note
 
 _SCAN = r"""
 import json, resource, sys, time
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.memory_store import MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.git.memory_store import MemoryStore
 store = MemoryStore(GitStore(sys.argv[1]))
 started = time.perf_counter()
 outcome = store.scan(None, remember=False, reparse=True)

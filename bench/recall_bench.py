@@ -31,11 +31,11 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.semantic_bench import NOW, build_store  # noqa: E402
-from memactors.adapters.clock import FixedClock  # noqa: E402
-from memactors.adapters.git_store import GitStore  # noqa: E402
-from memactors.adapters.memory_store import MemoryStore  # noqa: E402
-from memactors.adapters.runtime import RunOptions, build_services, consolidate, tune_gc  # noqa: E402
-from memactors.adapters.settings import Settings  # noqa: E402
+from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate, tune_gc  # noqa: E402
+from memactors.adapters.runtime.settings import Settings  # noqa: E402
 
 QUERIES = ["how do we handle retries in payment webhooks", "what did we decide about the job queue",
            "latency of the search index", "who owns TLS certificates"]

@@ -30,17 +30,17 @@ from pydantic import SecretStr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memactors.actors.clustering import components, neighbour_pairs  # noqa: E402
-from memactors.adapters.clock import FixedClock  # noqa: E402
-from memactors.adapters.embeddings import LocalMiniLM  # noqa: E402
-from memactors.adapters.git_store import GitStore  # noqa: E402
-from memactors.adapters.llm import LLMChain, OpenAICompatibleLLM  # noqa: E402
-from memactors.adapters.llm_config import ProviderConfig  # noqa: E402
-from memactors.adapters.memory_store import MemoryStore  # noqa: E402
-from memactors.adapters.note_format import append_entry, serialize_entry  # noqa: E402
-from memactors.adapters.runtime import RunOptions, Services, consolidate, tune_gc  # noqa: E402
-from memactors.adapters.settings import Settings  # noqa: E402
-from memactors.adapters.vector_cache import CachedEmbedder  # noqa: E402
+from memactors.actors.algorithms.clustering import components, neighbour_pairs  # noqa: E402
+from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
+from memactors.adapters.git.note_format import append_entry, serialize_entry  # noqa: E402
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
+from memactors.adapters.models.llm import LLMChain, OpenAICompatibleLLM  # noqa: E402
+from memactors.adapters.models.llm_config import ProviderConfig  # noqa: E402
+from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
+from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc  # noqa: E402
+from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.actors.test_semantic_llm import PAIR, cooperative  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
@@ -170,7 +170,7 @@ def main() -> None:
                 store = MemoryStore(GitStore(path))
                 memories = store.scan(None).memories
                 cache = CachedEmbedder(model, store.git.common_dir / "memactors" / "vectors")
-                from memactors.actors.clusterer import embedding_text
+                from memactors.actors.algorithms.clustering import embedding_text
 
                 vectors = cache.embed([embedding_text(m) for m in memories])
                 results["clustering_10000"] = clustering_only(vectors, Settings().cluster_threshold)

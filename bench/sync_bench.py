@@ -33,10 +33,10 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.consolidate_bench import machine  # noqa: E402
-from memactors.adapters.git_store import GitStore  # noqa: E402
-from memactors.adapters.memory_store import MemoryStore
-from memactors.adapters.note_format import serialize_entry, stripspace
-from memactors.adapters.sync import sync
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.note_format import serialize_entry, stripspace
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.git.sync import sync
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 NAMESPACES = ("decisions", "learnings", "progress", "blockers", "patterns",

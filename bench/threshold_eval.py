@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memactors.adapters.embeddings import LocalMiniLM
+from memactors.adapters.models.embeddings import LocalMiniLM
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "similarity_pairs.json"
 

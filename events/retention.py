@@ -8,7 +8,6 @@ from datetime import datetime
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from memactors.events.tier import Tier

@@ -14,6 +14,9 @@ import pytest
 import yaml
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+#: The repository's root and the tests' labelled fixtures.
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def git(repo: Path, *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,

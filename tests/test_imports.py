@@ -35,3 +35,27 @@ def test_actors_and_bus_do_not_touch_the_outside_world() -> None:
         if forbidden.search(path.read_text())
     ]
     assert offenders == []
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    """events <- bus <- actors <- adapters: nothing imports a layer above its own."""
+    above = {"events": ("bus", "actors", "adapters"), "bus": ("actors", "adapters"), "actors": ("adapters",)}
+    offenders = []
+    for folder, forbidden in above.items():
+        pattern = re.compile(rf"^\s*(from|import)\s+memactors\.({'|'.join(forbidden)})\b", re.MULTILINE)
+        offenders += [f"{path.relative_to(ROOT)}: {match.group(0).strip()}"
+                      for path in (ROOT / folder).rglob("*.py") for match in pattern.finditer(path.read_text())]
+    assert offenders == []
+
+
+def test_the_actors_folder_holds_actors_and_their_ports_and_the_algorithms_their_own_package() -> None:
+    from memactors.bus.actor import Actor
+
+    modules = sorted(p.stem for p in (ROOT / "actors").glob("*.py") if p.stem != "__init__")
+    not_actors = []
+    for name in modules:
+        module = __import__(f"memactors.actors.{name}", fromlist=["_"])
+        if name != "ports" and not any(isinstance(v, type) and issubclass(v, Actor) and v.__module__ == module.__name__
+                                       for v in vars(module).values()):
+            not_actors.append(name)
+    assert not_actors == []

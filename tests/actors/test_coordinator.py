@@ -6,12 +6,12 @@ import trio
 import trio.testing
 
 from memactors.actors.coordinator import Coordinator
-from memactors.adapters.clock import FixedClock
+from memactors.adapters.runtime.clock import FixedClock
 from memactors.bus.bus import Bus
 from memactors.bus.supervisor import ChildSpec, Supervisor
 from memactors.events.pipeline import RunCompleted, RunRequested
 from memactors.events.report import RunReport
-from memactors.events.trigger import DrainRequested, Drained, InboxConsumed, TriggerFired
+from memactors.events.trigger import Drained, DrainRequested, InboxConsumed, TriggerFired
 from tests.conftest import NOW
 
 
@@ -198,7 +198,7 @@ class BrokenThenFixedCounter:
     """A MemoryCounter over a real path: a repository that does not exist yet, then does."""
 
     def __init__(self, path) -> None:
-        from memactors.adapters.memory_counter import StoreCounter
+        from memactors.adapters.git.memory_counter import StoreCounter
 
         self.inner = StoreCounter(path, "refs/notes/mem")
 

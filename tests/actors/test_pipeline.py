@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memactors.actors.ports import StateChange, StateConflict
-from memactors.adapters.clock import FixedClock
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.memory_store import META_REF, RUNS_REF, MemoryStore
-from memactors.adapters.note_format import append_entry, serialize_entry
-from memactors.adapters.runtime import RunOptions, Services, consolidate
-from memactors.adapters.settings import Settings
+from memactors.adapters.git.memory_store import META_REF, RUNS_REF, MemoryStore
+from memactors.adapters.git.note_format import append_entry, serialize_entry
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
+from memactors.adapters.runtime.settings import Settings
 from memactors.events.retention import RetentionPolicy, score, tier_for
 from tests.conftest import NOW, Repo, git
 

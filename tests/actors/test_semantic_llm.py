@@ -10,15 +10,15 @@ import pytest
 import trio
 from pydantic import SecretStr
 
-from memactors.adapters.clock import FixedClock
-from memactors.adapters.embeddings import LocalMiniLM
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.llm import LLMChain, OpenAICompatibleLLM
-from memactors.adapters.llm_config import ProviderConfig
-from memactors.adapters.memory_store import MemoryStore
-from memactors.adapters.runtime import RunOptions, Services, consolidate
-from memactors.adapters.settings import Settings
-from memactors.adapters.vector_cache import CachedEmbedder
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.models.embeddings import LocalMiniLM
+from memactors.adapters.models.llm import LLMChain, OpenAICompatibleLLM
+from memactors.adapters.models.llm_config import ProviderConfig
+from memactors.adapters.models.vector_cache import CachedEmbedder
+from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
+from memactors.adapters.runtime.settings import Settings
 from memactors.events.edge import EdgeType
 from tests.actors.test_semantic_pipeline import run as run_offline
 from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - fixture
@@ -174,7 +174,7 @@ class FailingSink:
 
 
 def test_a_run_that_dies_before_persisting_pays_for_no_answer_twice(store_of_facts: Repo, model) -> None:  # noqa: F811
-    from memactors.adapters.llm_checkpoint import CheckpointedLLM
+    from memactors.adapters.models.llm_checkpoint import CheckpointedLLM
 
     store = MemoryStore(GitStore(store_of_facts.path))
     checkpoint = store.git.common_dir / "memactors" / "llm-checkpoint.jsonl"

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import logging
 from datetime import timedelta
+
 import pytest
 import trio
 
-from memactors.adapters.clock import FixedClock
-from memactors.adapters.embeddings import LocalMiniLM
-from memactors.adapters.git_store import GitStore
-from memactors.adapters.memory_store import EDGES_REF, SUMMARIES_REF, MemoryStore
-from memactors.adapters.runtime import RunOptions, Services, consolidate
-from memactors.adapters.settings import Settings
-from memactors.adapters.vector_cache import CachedEmbedder
+from memactors.adapters.git.memory_store import EDGES_REF, SUMMARIES_REF, MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.models.embeddings import LocalMiniLM
+from memactors.adapters.models.vector_cache import CachedEmbedder
+from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
+from memactors.adapters.runtime.settings import Settings
 from memactors.events.edge import EdgeType
 from tests.conftest import NOW, Repo, git
 
@@ -140,7 +141,7 @@ def test_full_recomputes_everything_but_writes_only_what_differs(store_of_facts:
 
 def test_a_dense_store_settles_after_one_run(repo: Repo, model: LocalMiniLM) -> None:
     """Many restatements of few facts: pairs overlap clusters, and still nothing is re-judged."""
-    from memactors.adapters.note_format import append_entry, serialize_entry
+    from memactors.adapters.git.note_format import append_entry, serialize_entry
 
     subjects = ["the session store", "payment webhooks", "the search index", "CI caching", "log shipping"]
     aspects = ["timeouts", "retries", "memory use", "error handling", "alerts", "backups"]

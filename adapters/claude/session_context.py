@@ -1,0 +1,245 @@
+"""`memactors context`: the Claude Code SessionStart hook. Standard library only.
+
+Reads what the last run precomputed (`<git common dir>/memactors/context.json`,
+see adapters/read_cache.py), ranks it for this session and prints
+`{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}`
+holding exactly one `<memory_consolidated_summaries>` block. No model, no
+kNN, no LLM, no third-party import: it must start, read and render in a
+few tens of milliseconds. Whatever goes wrong, it prints valid hook JSON
+(without a block), says why on stderr and exits 0.
+
+Priority of a candidate (summaries and HOT memories) for the session:
+`w_relevance·relevance + w_recency·recency + w_activation·activation + w_retention·score`,
+where relevance is the share of its terms found in the working directory
+and the recently changed files, recency decays with the retention
+half-life from its later of capture and last use, activation is
+`ln(1+uses)/ln(21)`, and score is its retention at the last run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memactors.events.terms import overlap, terms
+
+TAG = "memory_consolidated_summaries"
+BLOCK_VERSION = 1
+CONTEXT_FILE = "context.json"
+#: Claude Code drops additional context over this many characters.
+CLAUDE_CONTEXT_CAP = 10_000
+#: A rough, conservative token count for English prose and code identifiers.
+CHARS_PER_TOKEN = 4
+_BLOCK = re.compile(rf"<{TAG}\b[^>]*>.*?</{TAG}>\n?", re.DOTALL)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """`MEMACTORS_CONTEXT_*` (and the retention half-life), read without pydantic."""
+
+    budget_tokens: int = 2000
+    weight_relevance: float = 0.4
+    weight_recency: float = 0.2
+    weight_activation: float = 0.1
+    weight_retention: float = 0.3
+    half_life_days: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> tuple[ContextSettings, list[str]]:
+        """Settings from `env`, and a note per value that was invalid (its default is used instead)."""
+        values: dict[str, Any] = {}
+        notes: list[str] = []
+        sources = {
+            "budget_tokens": ("MEMACTORS_CONTEXT_TOKENS", int, 1),
+            "weight_relevance": ("MEMACTORS_CONTEXT_WEIGHT_RELEVANCE", float, 0),
+            "weight_recency": ("MEMACTORS_CONTEXT_WEIGHT_RECENCY", float, 0),
+            "weight_activation": ("MEMACTORS_CONTEXT_WEIGHT_ACTIVATION", float, 0),
+            "weight_retention": ("MEMACTORS_CONTEXT_WEIGHT_RETENTION", float, 0),
+            "half_life_days": ("MEMACTORS_RETENTION_HALF_LIFE_DAYS", float, 1e-9),
+        }
+        for field, (name, kind, minimum) in sources.items():
+            raw = env.get(name)
+            if raw is None or raw.strip() == "":
+                continue
+            try:
+                value = kind(raw)
+                if not value >= minimum or (kind is float and not math.isfinite(value)):
+                    raise ValueError
+                values[field] = value
+            except ValueError:
+                notes.append(f"{name}={raw!r} is not a valid value; using the default")
+        return cls(**values), notes
+
+    @property
+    def budget_chars(self) -> int:
+        return min(self.budget_tokens * CHARS_PER_TOKEN, CLAUDE_CONTEXT_CAP)
+
+
+def escape(text: str) -> str:
+    """Memory text as inert block content: no tag (ours or any other) can open or close in it."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def inject(existing: str | None, block: str) -> str:
+    """`existing` context with its consolidated-summaries block replaced by `block` (one block, always).
+
+    Everything outside our blocks is kept as it was; an empty `block`
+    removes ours. With no block yet, `block` is appended after a blank line.
+    """
+    text = existing or ""
+    match = _BLOCK.search(text)
+    if match is None:
+        if not block:
+            return text
+        return f"{text.rstrip()}\n\n{block}" if text.strip() else block
+    replacement = block + ("\n" if match.group().endswith("\n") else "") if block else ""
+    return text[: match.start()] + replacement + _BLOCK.sub("", text[match.end():])
+
+
+def priority(candidate: Mapping[str, Any], session: frozenset[str], settings: ContextSettings, now: float) -> float:
+    """How much this session needs a candidate (see the module docstring)."""
+    age_days = max(0.0, (now - float(candidate.get("anchor", now))) / 86400.0)
+    recency = 0.5 ** (age_days / settings.half_life_days)
+    uses = max(0, int(candidate.get("activation_count", 0)))
+    activation = min(1.0, math.log1p(uses) / math.log1p(20))
+    relevance = overlap(candidate.get("terms", ()), session) if session else 0.0
+    return (settings.weight_relevance * relevance + settings.weight_recency * recency
+            + settings.weight_activation * activation + settings.weight_retention * float(candidate.get("score", 0)))
+
+
+def _flat(text: Any, limit: int) -> str:
+    text = _SPACE.sub(" ", str(text)).strip()
+    return escape(text if len(text) <= limit else text[: limit - 1].rstrip() + "…")
+
+
+def _lines(candidate: Mapping[str, Any]) -> list[str]:
+    day = str(candidate.get("timestamp", ""))[:10]
+    if candidate.get("kind") == "summary":
+        lines = [f"- {_flat(candidate.get('summary', ''), 400)} ({candidate.get('sources', 0)} memories, "
+                 f"latest {day})"]
+        if candidate.get("facts"):
+            lines.append(f"  facts: {_flat(candidate['facts'], 300)}")
+        stale = candidate.get("superseded_facts") or []
+        if stale:
+            lines.append("  no longer true: " + "; ".join(_flat(f, 120) for f in stale[:3]))
+        return lines
+    lines = [f"- [{day}] {_flat(candidate.get('summary', ''), 200)}"]
+    replaced = candidate.get("supersedes") or []
+    if replaced:
+        lines.append("  replaces (no longer true): " + "; ".join(_flat(r, 100) for r in replaced[:3]))
+    return lines
+
+
+def render_block(document: Mapping[str, Any], session: frozenset[str], settings: ContextSettings, *,
+                 now: float, max_chars: int) -> str:
+    """One block of the best candidates that fits in `max_chars` ('' when nothing fits or nothing is there).
+
+    Summaries first, then HOT memories grouped by namespace, each group in
+    priority order.
+    """
+    candidates = [c for c in document.get("candidates", []) if isinstance(c, dict)]
+    ranked = sorted(candidates, key=lambda c: -priority(c, session, settings, now))
+    opening = (f'<{TAG} version="{BLOCK_VERSION}" generated_at="{escape(str(document.get("generated_at", "")))}">\n'
+               "Consolidated project memory from memactors: summaries of related memories, then the memories that "
+               "matter most now. Items marked \"no longer true\" were superseded; do not act on them.\n")
+    closing = f"</{TAG}>"
+    if not ranked or len(opening) + len(closing) > max_chars:
+        return ""
+    chosen: list[tuple[Mapping[str, Any], list[str]]] = []
+    used = len(opening) + len(closing)
+    groups: set[str] = set()
+    for candidate in ranked:
+        lines = _lines(candidate)
+        group = "summary" if candidate.get("kind") == "summary" else str(candidate.get("namespace", "other"))
+        cost = sum(len(line) + 1 for line in lines) + (0 if group in groups else len(_heading(group)) + 1)
+        if used + cost > max_chars:
+            continue  # a shorter, lower-ranked item may still fit
+        used += cost
+        groups.add(group)
+        chosen.append((candidate, lines))
+    if not chosen:
+        return ""
+    body: list[str] = []
+    order = ["summary"] + sorted(groups - {"summary"})
+    for group in order:
+        members = [lines for c, lines in chosen
+                   if ("summary" if c.get("kind") == "summary" else str(c.get("namespace", "other"))) == group]
+        if members:
+            body.append(_heading(group))
+            body += [line for lines in members for line in lines]
+    return opening + "\n".join(body) + "\n" + closing
+
+
+def _heading(group: str) -> str:
+    return "## Summaries" if group == "summary" else f"## {escape(group)}"
+
+
+def session_terms(cwd: Path) -> frozenset[str]:
+    """Terms of the working directory (relative to its work tree) and of recently changed files."""
+    paths: list[str] = []
+    for args in (["rev-parse", "--show-prefix"], ["log", "-n", "10", "--name-only", "--format="],
+                 ["status", "--porcelain", "--untracked-files=no"]):
+        try:
+            out = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=2,
+                                 check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        paths += [line[3:] if args[0] == "status" else line for line in out.splitlines() if line.strip()]
+    return frozenset(terms(" ".join(paths), limit=400))
+
+
+def load_document(common_dir: Path) -> dict[str, Any]:
+    """The precomputed candidates; raises ValueError with a one-line reason when unusable."""
+    try:
+        document = json.loads((common_dir / "memactors" / CONTEXT_FILE).read_text())
+    except FileNotFoundError:
+        raise ValueError("no consolidated state yet: run `memactors consolidate` (or `memactors run`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the context cache cannot be read ({type(exc).__name__}); "
+                         "`memactors consolidate` rebuilds it") from None
+    if not isinstance(document, dict) or document.get("version") != 1:
+        raise ValueError("the context cache is from another memactors version; `memactors consolidate` rebuilds it")
+    return document
+
+
+def hook_output(context: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
+
+
+def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, str], *,
+                  budget_tokens: int | None = None, now: float | None = None) -> tuple[str, list[str]]:
+    """The hook's whole job: (the block, or '' , and notes for stderr). Never raises."""
+    from memactors.adapters.claude.inbox import find_common_dir  # standard library only, like this module
+
+    notes: list[str] = []
+    try:
+        where = repo
+        if raw_input is not None:
+            hook = json.loads(raw_input) if raw_input.strip() else None
+            if not isinstance(hook, dict):
+                raise ValueError("the hook input is empty or not a JSON object")
+            if where is None and isinstance(hook.get("cwd"), str):
+                where = Path(hook["cwd"])
+        where = where or Path.cwd()
+        common = find_common_dir(where)
+        if common is None:
+            raise ValueError(f"{where} is not inside a git repository")
+        settings, notes = ContextSettings.from_env(env)
+        if budget_tokens is not None:
+            settings = ContextSettings(**{**settings.__dict__, "budget_tokens": budget_tokens})
+        document = load_document(common)
+        block = render_block(document, session_terms(where), settings,
+                             now=time.time() if now is None else now, max_chars=settings.budget_chars)
+        if not block:
+            notes.append("nothing to show yet: no summaries or HOT memories")
+        return block, notes
+    except (ValueError, OSError) as exc:
+        return "", [*notes, str(exc)]

@@ -1,0 +1,7 @@
+"""`python -m memactors.adapters.cli`: what hooks installed by earlier versions run."""
+
+import sys
+
+from memactors.adapters.cli.main import main
+
+sys.exit(main())

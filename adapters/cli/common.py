@@ -1,0 +1,80 @@
+"""What every command shares: exit codes, the one-line usage error, the shared options, settings,
+opening the store, printing text or JSON. Standard library only at import time (hooks import it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
+MAX_SUMMARY_CHARS = 100
+MAX_CONTENT_BYTES = 100 * 1024
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class Parents:
+    """The option sets subcommands inherit: `-v` alone; `--repo` and `-v`; `--json`."""
+
+    verbose: argparse.ArgumentParser
+    common: argparse.ArgumentParser
+    reporting: argparse.ArgumentParser
+
+
+def parents() -> Parents:
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    common = argparse.ArgumentParser(add_help=False, parents=[verbose])
+    common.add_argument("--repo", type=Path, default=Path("."), metavar="PATH",
+                        help="the git repository (default: the one containing the current directory)")
+    reporting = argparse.ArgumentParser(add_help=False)
+    reporting.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    return Parents(verbose=verbose, common=common, reporting=reporting)
+
+
+def load_settings():
+    """The environment's settings; invalid ones are a UsageError naming the variable."""
+    from pydantic import ValidationError
+
+    from memactors.adapters.runtime.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise UsageError(f"invalid configuration MEMACTORS_{where.upper()}: {first['msg']}") from None
+
+
+def open_store(repo: Path, settings):
+    from memactors.adapters.git.memory_store import MemoryStore
+    from memactors.adapters.git.store import GitStore
+
+    return MemoryStore(GitStore(repo, notes_base=settings.notes_base, lock_wait_seconds=settings.lock_wait_seconds))
+
+
+def run_services(store, settings, clock, max_llm_calls: int | None = None):
+    """The adapters a run needs; a misconfigured LLM provider is a UsageError."""
+    from memactors.adapters.runtime.pipeline import build_services
+
+    try:
+        return build_services(store, settings, clock, max_llm_calls=max_llm_calls)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+
+
+def emit(args: argparse.Namespace, document: Any, text: str) -> None:
+    if args.json:
+        print(json.dumps(document, indent=2, default=str))
+    else:
+        print(text)
+
+
+def counts(counter: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "none"

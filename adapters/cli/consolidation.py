@@ -1,0 +1,246 @@
+"""Consolidating: `consolidate` once, `run` as a daemon, `demo` on a sample store."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memactors.adapters.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parents,
+    UsageError,
+    counts,
+    emit,
+    load_settings,
+    open_store,
+    run_services,
+)
+
+
+def register(commands: Any, parents: Parents) -> dict[str, Any]:
+    """Add this group's subcommands to `commands`; return their handlers by name."""
+    common, reporting, verbose = parents.common, parents.reporting, parents.verbose
+    p = commands.add_parser("consolidate", parents=[common, reporting],
+                            help="scan, tier and persist every memory",
+                            description="Scan every memory, compute its retention and tier, and persist the "
+                            "result to refs/notes/mem-meta with a run record in refs/notes/mem-runs. A run "
+                            "that changes nothing writes nothing.")
+    p.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
+    p.add_argument("--namespace", action="append", metavar="NS",
+                   help="limit the run to this namespace (repeatable)")
+    p.add_argument("--full", action="store_true",
+                   help="re-process everything: re-read every note, re-summarize and re-judge every cluster")
+    p.add_argument("--max-llm-calls", type=int, metavar="N",
+                   help="cap this run's LLM calls; clusters beyond the cap are handled offline")
+
+    p = commands.add_parser("run", parents=[common], help="the background daemon: consolidate as memories arrive",
+                            description="Keep the actors alive and run incremental consolidation when memories "
+                            "arrive (a watcher on the memory refs), when hooks queue events (the inbox), and on "
+                            "a schedule (a full run). Logs one line per run. Ctrl-C / SIGTERM finish the run in "
+                            "flight and exit 0; a second daemon on the same repository exits 3.")
+    p.add_argument("--schedule-hours", type=float, default=24.0, metavar="H", help="full run every H hours (24)")
+    p.add_argument("--quiet-minutes", type=float, default=5.0, metavar="M",
+                   help="after an agent turn ends (Stop hook), run once M minutes pass without activity (5)")
+    p.add_argument("--debounce-seconds", type=float, default=2.0, metavar="S",
+                   help="wait for S quiet seconds after a capture or commit before running (2)")
+    p.add_argument("--threshold", type=int, default=50, metavar="N",
+                   help="also run once N memories arrived since the last run, checked every 30 s (50)")
+
+    p = commands.add_parser("demo", parents=[verbose, reporting], help="build a sample store and consolidate it",
+                            description="Create a git repository at DIR with a realistic sample memory store "
+                            "(several namespaces, months of captures, duplicates, stale decisions, a few broken "
+                            "entries) and consolidate it.")
+    p.add_argument("directory", type=Path, metavar="DIR", help="where to create it: a new or empty directory")
+    p.add_argument("--memories", type=int, default=300, metavar="N", help="how many captures (default 300)")
+    p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+
+    return {"consolidate": _cmd_consolidate, "run": _cmd_run, "demo": _cmd_demo}
+
+
+def _cmd_consolidate(args: argparse.Namespace) -> int:
+    import trio
+
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.pipeline import RunOptions, consolidate
+
+    if args.max_llm_calls is not None and args.max_llm_calls < 0:
+        raise UsageError("--max-llm-calls must be 0 or more")
+    if sys.stderr.isatty():  # progress for people watching; scripts get the report only
+        logging.getLogger("memactors.progress").setLevel(logging.INFO)
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    store.check_readable()
+    namespaces = tuple(args.namespace) if args.namespace else None
+    options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
+    from memactors.adapters.claude.inbox import Inbox
+
+    with _run_lock(store, dry_run=args.dry_run):
+        inbox = Inbox(store.git.common_dir)
+        queued, corrupt = inbox.pending() if not args.dry_run else ([], [])  # hooks' events: a run consumes them
+        for path in corrupt:
+            logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
+        services = run_services(store, settings, SystemClock(), args.max_llm_calls)
+        report = trio.run(lambda: consolidate(services, options, handle_signals=True))
+        if report.phase == "completed":
+            inbox.ack(queued)
+            report = report.model_copy(update={"inbox_events": len(queued)})
+    emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
+    return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+@contextlib.contextmanager
+def _run_lock(store, *, dry_run: bool) -> Iterator[None]:
+    """Hold the repository's run lock; a run that writes first checks it can (one line, exit 2, if not).
+
+    A dry run writes nothing: on a read-only repository, where nobody can write either, it runs
+    without the lock.
+    """
+    from memactors.adapters.git.repo_lock import LockUnavailable, RepoLock
+    from memactors.adapters.git.store import NotWritable
+
+    if not dry_run:
+        store.git.check_writable()
+    try:
+        lock = RepoLock(store.git.common_dir)
+        lock.__enter__()
+    except LockUnavailable as exc:
+        if not dry_run:
+            raise NotWritable(f"{exc}; a --dry-run needs no writes") from None
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _render_report(report, where: str) -> str:
+    from memactors.events.tier import TIER_ORDER
+
+    skipped = sum(report.memories_skipped.values())
+    lines = [f"memactors consolidate: run {report.run_id} ({report.trigger}) in {where}"]
+    if report.phase == "failed":
+        lines.append("  FAILED: " + "; ".join(report.errors))
+        return "\n".join(lines)
+    scope = f" in {', '.join(report.namespaces)}" if report.namespaces else ""
+    lines.append(f"  scanned     {report.memories_processed} memories{scope}")
+    lines.append(f"  skipped     {skipped} entries" + (f" ({counts(report.memories_skipped)})" if skipped else ""))
+    if report.parse_warnings:
+        lines.append(f"  read with   {counts(report.parse_warnings)} (originals untouched)")
+    tiers = " · ".join(f"{t.value} {report.tier_counts.get(t.value, 0)}" for t in TIER_ORDER)
+    lines.append(f"  tiers       {tiers}")
+    lines.append(f"  transitions {counts(report.tier_transitions)}")
+    if report.memories_embedded or report.clusters_found or report.duplicates_collapsed:
+        lines.append(f"  clusters    {report.clusters_found} of 3+ and {report.pairs_found} pairs, "
+                     f"{report.duplicates_collapsed} exact duplicates collapsed, "
+                     f"{report.summaries_created} summaries written")
+        lines.append(f"  judged      {report.supersessions_detected} newly superseded or subsumed, "
+                     f"{report.contradictions_flagged} contradictions for you (`memactors conflicts`)")
+        usage = report.token_usage
+        by = ", ".join(f"{k} {v}" for k, v in report.providers.items()) or "nothing new"
+        cost = f", ~${usage.cost_usd:.4f}" if usage.cost_usd else ""
+        failed = f" ({usage.llm_failed} failed)" if usage.llm_failed else ""
+        lines.append(f"  llm         {usage.llm_calls} requests{failed}, {usage.tokens_in} tokens in, "
+                     f"{usage.tokens_out} out"
+                     f"{cost}; summaries and verdicts by {by}")
+        if report.providers and set(report.providers) == {"offline"}:
+            lines.append("              offline summaries and judge: set MEMORY_CONSOLIDATION_LLM_PROVIDER="
+                         "openai|lmstudio|ollama for LLM ones")
+    if report.phase == "dry_run":
+        lines.append("  dry run: nothing written")
+    elif report.persisted:
+        lines.append(f"  persisted   {', '.join(report.refs_updated)}")
+    else:
+        lines.append("  nothing changed: no ref written")
+    for error in report.errors:
+        lines.append(f"  error       {error}")
+    if report.inbox_events:
+        lines.append(f"  drained     {report.inbox_events} hook events from the inbox")
+    lines.append(f"  took        {report.duration_seconds:.2f} s")
+    if report.memories_processed == 0 and not skipped:
+        lines.append("  no memories found under refs/notes/mem/*: capture one with `memactors capture`")
+    return "\n".join(lines)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+
+    import trio
+
+    from memactors.adapters.claude.inbox import Inbox
+    from memactors.adapters.git.memory_counter import StoreCounter
+    from memactors.adapters.git.notes_feed import NotesFeed
+    from memactors.adapters.git.repo_lock import RepoLock
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.daemon import Daemon, DaemonSettings, RepositoryGone
+
+    if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
+        raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
+    logging.getLogger("memactors").setLevel(logging.INFO)
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    store.check_readable()
+    common = store.git.common_dir
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(RepoLock(common))
+        except OSError as exc:  # full disk, read-only file system: an environment error, not a traceback
+            print(f"memactors run: cannot write under {common / 'memactors'} ({exc.strerror or exc}); "
+                  "free some space or fix its permissions, then start it again", file=sys.stderr)
+            return EXIT_USAGE
+        services = run_services(store, settings, SystemClock())
+        daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
+            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
+            threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base))
+        print(f"memactors run: watching {store.git.description} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        try:
+            trio.run(lambda: daemon.run(handle_signals=True))
+        except RepositoryGone as exc:  # an environment error: nothing left to serve
+            print(f"memactors run: {exc}; stopped", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as exc:  # noqa: BLE001 - the daemon's last word, not a traceback
+            from memactors.bus.supervisor import describe
+
+            print(f"memactors run: stopped after repeated failures ({describe(exc)}); "
+                  "check the repository, then start it again", file=sys.stderr)
+            return EXIT_ERRORS
+    print("memactors run: stopped", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import trio
+
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.demo import build_demo_repository
+    from memactors.adapters.runtime.pipeline import RunOptions, consolidate
+
+    if args.memories < 1:
+        raise UsageError("--memories must be at least 1")
+    settings = load_settings()
+    target = args.directory
+    if target.exists() and any(target.iterdir()):
+        raise UsageError(f"{target} exists and is not empty; give a new directory")
+    clock = SystemClock()
+    built = build_demo_repository(target, clock.now(), count=args.memories, seed=args.seed)
+    store = open_store(target, settings)
+    services = run_services(store, settings, clock)
+    report = trio.run(lambda: consolidate(services, RunOptions(trigger="demo")))
+    text = "\n".join([
+        f"demo store: {target} ({built.commits} commits, {built.entries} entries over {built.months} months, "
+        f"{built.duplicates} duplicates, {built.stale_decisions} replaced decisions, {built.broken} broken entries)",
+        _render_report(report, str(target)),
+        "",
+        "next: memactors status --repo " + str(target),
+        "      memactors tiers --repo " + str(target),
+        "      git -C " + str(target) + " notes --ref=refs/notes/mem-meta show HEAD~3",
+    ])
+    emit(args, {"repository": str(target), "built": built.__dict__, "report": report.model_dump(mode="json")}, text)
+    return EXIT_ERRORS if report.errors else EXIT_OK

@@ -1,0 +1,145 @@
+"""Hooks: `publish` (what a hook runs: standard library only) and `hooks install|uninstall`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from memactors.adapters.cli.common import (
+    EXIT_OK,
+    Parents,
+    UsageError,
+    load_settings,
+    open_store,
+)
+
+
+def register(commands: Any, parents: Parents) -> dict[str, Any]:
+    """Add this group's subcommands to `commands`; return their handlers by name."""
+    common = parents.common
+    p = commands.add_parser("publish", parents=[common],
+                            help="queue a trigger from a hook (fast, never fails the hook)",
+                            description="Drop one event into the repository's durable inbox (under git's common "
+                            "dir) and return. `commit` is for git's post-commit hook; `session-end` for Claude "
+                            "Code's Stop and SessionEnd hooks and reads the hook's JSON from stdin. Imports only "
+                            "the standard library; always exits 0 (problems go to stderr). The next "
+                            "`memactors consolidate` drains the inbox.")
+    p.add_argument("event", choices=["commit", "session-end"])
+
+    p = commands.add_parser("hooks", parents=[common], help="install or remove the git and Claude Code hooks",
+                            description="install: add a post-commit hook (chained after an existing one) and "
+                            "Stop/SessionEnd (queue a run) and SessionStart (`memactors context`) commands in "
+                            ".claude/settings.json (merged with what is there). "
+                            "uninstall: remove exactly what install added (and what earlier versions added), "
+                            "from .claude/settings.json and .claude/settings.local.json. With neither --git nor "
+                            "--claude, both.",
+                            epilog=".claude/settings.json is usually committed, so its commands are the portable "
+                            "`memactors publish ...` and `memactors context`: they work on every clone whose "
+                            "machine has memactors on PATH (pipx, or an activated venv). If memactors is not on "
+                            "PATH where Claude Code runs, use --local: the commands then name this machine's "
+                            "Python by absolute path and go to .claude/settings.local.json, which Claude Code "
+                            "reads for this machine only and teams do not commit. The git hook lives in .git/hooks "
+                            "(never committed) and always names this machine's Python.")
+    p.add_argument("action", choices=["install", "uninstall"])
+    p.add_argument("--git", action="store_true", help="only the git post-commit hook")
+    p.add_argument("--claude", action="store_true", help="only the Claude Code settings")
+    p.add_argument("--local", action="store_true",
+                   help="Claude Code hooks with this machine's absolute path, in .claude/settings.local.json")
+    p.add_argument("--print", dest="print_only", action="store_true", help="show what would be written, write nothing")
+    p.add_argument("--sync-remote", metavar="REMOTE",
+                   help="also set up REMOTE for sharing memories (as `memactors sync --setup --remote REMOTE`)")
+
+    return {"publish": _cmd_publish, "hooks": _cmd_hooks}
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    """Standard library only, and never an error exit: a hook must not fail because of us."""
+    try:
+        from memactors.adapters.claude.inbox import Inbox, find_common_dir
+
+        where, kind, payload = args.repo, args.event, {}
+        if args.event == "session-end":
+            raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+            hook = json.loads(raw) if raw.strip() else {}
+            if not isinstance(hook, dict):
+                raise ValueError("the hook input is not a JSON object")
+            payload = {k: hook[k] for k in ("session_id", "transcript_path", "cwd", "hook_event_name") if k in hook}
+            kind = "stop" if hook.get("hook_event_name") == "Stop" else "session-end"
+            if args.repo == Path(".") and isinstance(hook.get("cwd"), str):
+                where = Path(hook["cwd"])
+        common = find_common_dir(where)
+        if common is None:
+            raise ValueError(f"{where} is not inside a git repository")
+        Inbox(common).drop(kind, payload)
+    except Exception as exc:  # noqa: BLE001 - reported, never raised into the hook
+        print(f"memactors publish: {exc}; event not recorded", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_hooks(args: argparse.Namespace) -> int:
+    from memactors.adapters.claude import hook_setup
+
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    both = not args.git and not args.claude
+    lines: list[str] = []
+    if args.git or both:
+        hooks_dir = store.git.repo.config.get("core.hooksPath") if "core.hooksPath" in store.git.repo.config else None
+        base = Path(store.git.repo.workdir or store.git.common_dir)
+        path = (base / hooks_dir if hooks_dir else store.git.common_dir / "hooks") / "post-commit"
+        if args.action == "install":
+            lines.append(hook_setup.install_git_hook(path, dry_run=args.print_only))
+            if args.print_only:
+                lines.append(hook_setup.git_hook_block().rstrip())
+        elif not args.print_only:
+            lines.append(hook_setup.uninstall_git_hook(path))
+    if args.claude or both:
+        if store.git.repo.workdir is None:
+            lines.append("claude settings: skipped (a bare repository has no work tree)")
+        else:
+            workdir = Path(store.git.repo.workdir)
+            if args.action == "install":
+                target = workdir / (hook_setup.LOCAL_SETTINGS if args.local else hook_setup.SHARED_SETTINGS)
+                lines += _write_settings(target, lambda current: hook_setup.claude_settings(
+                    current, portable=not args.local), args.print_only,
+                    "Stop, SessionEnd and SessionStart hooks added")
+                if not args.local and shutil.which("memactors") is None:
+                    lines.append("note: `memactors` is not on PATH here, so these hooks will not run until it "
+                                 "is (pipx install, or activate the venv Claude Code starts from); or reinstall "
+                                 "them with --local")
+            else:
+                for settings_file in (hook_setup.SHARED_SETTINGS, hook_setup.LOCAL_SETTINGS):
+                    if (workdir / settings_file).exists():
+                        lines += _write_settings(workdir / settings_file, hook_setup.without_claude_hooks,
+                                                 args.print_only, "our hooks removed")
+    if args.action == "install" and args.sync_remote:
+        from memactors.adapters.git.remote_setup import setup_remote
+
+        lines += [f"sync {args.sync_remote}: {line}" for line in setup_remote(store, args.sync_remote,
+                                                                              dry_run=args.print_only)]
+    elif args.action == "install" and "origin" in store.git.repo.remotes.names():
+        lines.append("to share memories through origin: memactors hooks install --sync-remote origin "
+                     "(or memactors sync --setup)")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def _write_settings(path: Path, change: Any, print_only: bool, done: str) -> list[str]:
+    """Apply `change` to the Claude Code settings at `path`; lines saying what was (or would be) done."""
+    from memactors.adapters.claude import hook_setup
+
+    try:
+        current = hook_setup.read_json(path)
+    except ValueError as exc:
+        raise UsageError(f"{exc}; fix or move it, then retry") from None
+    updated = change(current)
+    if print_only:
+        return [f"claude settings {path} would become:", json.dumps(updated, indent=2)]
+    if updated == current:
+        return [f"claude settings {path}: nothing to change"]
+    hook_setup.write_json(path, updated)
+    return [f"claude settings {path}: {done}"]

@@ -1,0 +1,78 @@
+"""The `memactors` parser, built from the command groups, and the dispatch every command shares.
+
+Exit codes (DESIGN.md §7): 0 done; 1 done with fallbacks or recorded
+errors (or, for `show`, an unknown ID); 2 usage or environment error;
+3 refused because another run holds the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memactors.adapters.cli import consolidation, hooks, memories, reading, sharing
+from memactors.adapters.cli.common import EXIT_BUSY, EXIT_OK, EXIT_USAGE, UsageError, parents
+
+#: Commands that hooks run: nothing but the standard library on their path, and never an error exit.
+HOOK_COMMANDS = ("publish", "context")
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[[argparse.Namespace], int]]]:
+    parser = argparse.ArgumentParser(
+        prog="memactors",
+        description="Consolidate the memories coding agents keep in git notes: score every memory, "
+        "sort it into hot / warm / cold / archived tiers, and keep that state in refs/notes/mem-*. "
+        "Originals under refs/notes/mem/* are never changed.",
+        epilog="Exit codes: 0 done, 1 done with errors, 2 usage or environment error, "
+        "3 another run holds the repository.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    shared = parents()
+    handlers: dict[str, Any] = {}
+    for group in (consolidation, memories, reading, sharing, hooks):
+        handlers.update(group.register(commands, shared))
+    return parser, handlers
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, handlers = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in HOOK_COMMANDS:
+        return handlers[args.command](args)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="memactors: %(message)s",
+        stream=sys.stderr,
+    )
+    from memactors.adapters.git.repo_lock import RepositoryBusy
+    from memactors.adapters.git.store import RefLocked, StoreError
+    from memactors.adapters.runtime.gc_tuning import tune_gc
+
+    tune_gc()
+
+    try:
+        return handlers[args.command](args)
+    except UsageError as exc:
+        print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RefLocked as exc:  # another process holds the repository (DESIGN.md §7)
+        print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except StoreError as exc:
+        print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RepositoryBusy as exc:
+        print(f"memactors: {exc}; wait for it to finish or stop it, then retry", file=sys.stderr)
+        return EXIT_BUSY
+    except KeyboardInterrupt:
+        print("memactors: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as exc:  # a write the checks could not foresee (permissions changed, disk full)
+        print(f"memactors: {str(exc).splitlines()[0]}; nothing was half-written, retry once it is fixed",
+              file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,403 @@
+"""Reading and deciding on memories: `capture`, `show`, `status`, `tiers`, `edges`, `conflicts`, `resolve`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from memactors.adapters.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    MAX_CONTENT_BYTES,
+    MAX_SUMMARY_CHARS,
+    Parents,
+    UsageError,
+    counts,
+    emit,
+    load_settings,
+    open_store,
+)
+
+
+def register(commands: Any, parents: Parents) -> dict[str, Any]:
+    """Add this group's subcommands to `commands`; return their handlers by name."""
+    common, reporting = parents.common, parents.reporting
+    p = commands.add_parser("capture", parents=[common, reporting],
+                            help="append a memory exactly as git-notes-memory does",
+                            description="Append a memory to the note of HEAD under refs/notes/mem/<namespace>, "
+                            "in git-notes-memory's layout, and print its ID. The body is --content, or stdin "
+                            "when stdin is not a terminal.")
+    p.add_argument("--namespace", required=True, metavar="NS")
+    p.add_argument("--summary", required=True, help=f"one line, at most {MAX_SUMMARY_CHARS} characters")
+    p.add_argument("--content", help="the markdown body (default: read stdin)")
+    p.add_argument("--tags", default="", help="comma-separated tags")
+    p.add_argument("--spec", help="the spec this memory belongs to")
+    p.add_argument("--phase", help="lifecycle phase")
+    p.add_argument("--relates-to", default="", metavar="IDS", help="comma-separated related memory IDs")
+
+    p = commands.add_parser("show", parents=[common, reporting], help="print one memory and its metadata",
+                            description="Print one memory, by `<namespace>:<sha>:<index>` (full or 7-char "
+                            "sha) or by its stable key, with its tier and retention factors. Exit 1 if unknown.")
+    p.add_argument("memory_id", metavar="MEMORY-ID")
+
+    p = commands.add_parser("status", parents=[common, reporting], help="counts per namespace and tier, last run",
+                            description="Memory counts per namespace and tier, skipped entries and the last run.")
+
+    p = commands.add_parser("tiers", parents=[common, reporting], help="the tier distribution and its memories",
+                            description="The tier distribution and the memories in each tier, best first.")
+    p.add_argument("--limit", type=int, default=10, metavar="N",
+                   help="memories listed per tier in text output (default 10; --json lists all)")
+
+    p = commands.add_parser("edges", parents=[common, reporting], help="a memory's relationships",
+                            description="What a memory supersedes or is superseded by, what it subsumes, the "
+                            "summary it is consolidated into, what it references and contradicts, with reasons. "
+                            "--json prints a list of edges (source_id, target_id, edge_type, weight, reason, "
+                            "created_at, consolidation_run_id).")
+    p.add_argument("memory_id", metavar="MEMORY-ID")
+
+    p = commands.add_parser("conflicts", parents=[common, reporting], help="contradictions waiting for you",
+                            description="Pairs the judge found contradictory or ambiguous. Decide each with "
+                            "`memactors resolve CONFLICT-ID --keep MEMORY-ID` or `--both`.")
+
+    p = commands.add_parser("resolve", parents=[common, reporting], help="decide a conflict",
+                            description="Record your decision on a conflict: --keep MEMORY-ID supersedes the other "
+                            "memory of the pair; --both keeps both. Later runs honour it and never re-judge the pair.")
+    p.add_argument("conflict_id", metavar="CONFLICT-ID")
+    choice = p.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
+    choice.add_argument("--both", action="store_true", help="both memories stand")
+
+    return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers, "edges": _cmd_edges, "conflicts": _cmd_conflicts, "resolve": _cmd_resolve}
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    from datetime import timezone
+
+    from memactors.adapters.git.note_format import append_entry, serialize_entry, upstream_next_index
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.events.memory import KNOWN_NAMESPACES
+
+    if args.namespace not in KNOWN_NAMESPACES:
+        raise UsageError(f"unknown namespace {args.namespace!r}; use one of: {', '.join(KNOWN_NAMESPACES)}")
+    summary = args.summary.strip()
+    if not summary or "\n" in summary:
+        raise UsageError("--summary must be one non-empty line")
+    if len(summary) > MAX_SUMMARY_CHARS:
+        raise UsageError(f"--summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}")
+    if args.content is not None:
+        content = args.content
+    elif not sys.stdin.isatty():
+        content = sys.stdin.read()
+    else:
+        content = ""
+    if len(content.encode()) > MAX_CONTENT_BYTES:
+        raise UsageError(f"content is {len(content.encode())} bytes; the limit is {MAX_CONTENT_BYTES}: split it")
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    front: dict[str, Any] = {
+        "type": args.namespace,
+        "timestamp": SystemClock().now().astimezone(timezone.utc).isoformat(),
+        "summary": summary,
+    }
+    if args.spec:
+        front["spec"] = args.spec
+    if args.phase:
+        front["phase"] = args.phase
+    tags = [t.strip() for t in args.tags.split(",") if t.strip()]
+    if tags:
+        front["tags"] = tags
+    relates = [r.strip() for r in args.relates_to.split(",") if r.strip()]
+    if relates:
+        front["relates_to"] = relates
+    entry = serialize_entry(front, content)
+    assigned: list[int] = []
+
+    def new_note(existing: bytes | None) -> bytes:
+        assigned.append(upstream_next_index(existing))
+        return append_entry(existing, entry)
+
+    store.git.check_writable()
+    commit = store.git.append_memory_note(args.namespace, new_note)
+    memory_id = f"{args.namespace}:{commit}:{assigned[-1]}"
+    emit(args, {"id": memory_id, "namespace": args.namespace, "commit": commit, "summary": summary}, memory_id)
+    return EXIT_OK
+
+
+def _view(args: argparse.Namespace):
+    from memactors.adapters.reading.store_view import load_view
+    from memactors.adapters.runtime.clock import SystemClock
+
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    store.check_readable()
+    return store, load_view(store, settings.retention_policy(), SystemClock().now())
+
+
+def _memory_json(view) -> dict[str, Any]:
+    memory = view.memory
+    return {
+        "id": memory.id,
+        "upstream_id": memory.upstream_id,
+        "aliases": list(memory.aliases),
+        "key": memory.key,
+        "namespace": memory.namespace,
+        "commit": memory.commit,
+        "timestamp": memory.timestamp.isoformat(),
+        "summary": memory.summary,
+        "body": memory.body,
+        "tags": list(memory.tags),
+        "spec": memory.spec,
+        "phase": memory.phase,
+        "status": memory.status,
+        "relates_to": list(memory.relates_to),
+        "tier": view.tier,
+        "retention": view.retention.model_dump(),
+        "meta": view.meta.model_dump(mode="json") if view.meta else None,
+    }
+
+
+def _show_summary(args: argparse.Namespace, store, view) -> int | None:
+    wanted = args.memory_id.strip().removeprefix("summary:")
+    if len(wanted) < 6:
+        return None
+    summaries = [s for sid, s in store.load_state().summaries.items() if sid.startswith(wanted)]
+    if len(summaries) != 1:
+        return None
+    summary = summaries[0]
+    lines = [f"summary:{summary.id}  [warm]  {summary.provider}/{summary.model}, confidence {summary.confidence:.2f}",
+             f"  {summary.text}", f"  covers {summary.earliest:%Y-%m-%d} .. {summary.latest:%Y-%m-%d}, "
+             f"{len(summary.source_keys)} memories"]
+    lines += [f"  fact: {fact}" for fact in summary.key_facts]
+    lines += [f"  decision: {d.decision} ({d.outcome})" + (f" because {d.rationale}" if d.rationale else "")
+              for d in summary.decisions]
+    lines += [f"  superseded: {fact}" for fact in summary.superseded_facts]
+    lines += [f"  source {_label(view, key)}" for key in summary.source_keys]
+    doc = {"kind": "summary", "tier": "warm", **summary.model_dump(mode="json")}
+    emit(args, doc, "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    store, view = _view(args)
+    found = view.find(args.memory_id.strip())
+    if found is None:
+        shown = _show_summary(args, store, view)
+        if shown is not None:
+            return shown
+        print(f"memactors: no memory {args.memory_id!r} in {args.repo} "
+              "(IDs look like decisions:<sha>:<index>; see `memactors tiers`)", file=sys.stderr)
+        return EXIT_ERRORS
+    doc = {"kind": "memory", **_memory_json(found)}
+    r = found.retention
+    lines = [
+        f"{found.memory.id}  [{found.tier}]",
+        f"  summary    {found.memory.summary}",
+        f"  namespace  {found.memory.namespace}    captured {found.memory.timestamp.isoformat()}",
+        f"  retention  {r.score:.3f} = recency {r.recency:.2f} · activation {r.activation:.2f} · "
+        f"importance {r.importance:.2f}" + ("  (superseded x0.2)" if r.superseded else ""),
+        f"  key        {found.memory.key}",
+    ]
+    if found.memory.upstream_id != found.memory.id:
+        lines.append(f"  alias      {found.memory.upstream_id} (git-notes-memory's numbering)")
+    lines += [f"  alias      {alias} (the same entry on another commit)" for alias in found.memory.aliases]
+    if found.memory.tags:
+        lines.append(f"  tags       {', '.join(found.memory.tags)}")
+    if found.meta and found.meta.superseded_by:
+        lines.append(f"  superseded by {_label(view, found.meta.superseded_by)}")
+    if found.meta and found.meta.consolidated_into:
+        lines.append(f"  summarized in summary:{found.meta.consolidated_into}")
+    if found.memory.body:
+        lines += ["", found.memory.body]
+    emit(args, doc, "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from memactors.events.tier import TIER_ORDER
+
+    store, view = _view(args)
+    by_ns: dict[str, dict[str, int]] = {}
+    for item in view.memories:
+        row = by_ns.setdefault(item.memory.namespace, {})
+        row[item.tier] = row.get(item.tier, 0) + 1
+    last = store.last_run()
+    doc = {
+        "repository": store.git.description,
+        "memories": len(view.memories),
+        "namespaces": {ns: dict(sorted(row.items())) for ns, row in sorted(by_ns.items())},
+        "tier_counts": dict(view.tier_counts()),
+        "skipped": dict(sorted(view.scan.skipped.items())),
+        "parse_warnings": dict(sorted(view.scan.warnings.items())),
+        "last_run": last,
+    }
+    columns = [t.value for t in TIER_ORDER] + ["untiered"]
+    lines = [f"memactors status: {len(view.memories)} memories in {store.git.description}"]
+    if view.memories:
+        lines.append(f"  {'namespace':<14}" + "".join(f"{c:>10}" for c in columns))
+        for ns, row in sorted(by_ns.items()):
+            lines.append(f"  {ns:<14}" + "".join(f"{row.get(c, 0):>10}" for c in columns))
+    lines.append(f"  skipped entries: {counts(dict(view.scan.skipped))}")
+    if args.verbose and view.scan.warnings:
+        lines.append(f"  read with: {counts(dict(view.scan.warnings))}")
+    if last:
+        lines.append(f"  last run: {last['run_id']} ({last['trigger']}) at {last['completed_at']}, "
+                     f"{last['memories_processed']} memories, {len(last.get('errors', []))} errors")
+    else:
+        lines.append("  no run yet: `memactors consolidate` scores and tiers every memory")
+    emit(args, doc, "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_tiers(args: argparse.Namespace) -> int:
+    from memactors.events.tier import TIER_ORDER
+
+    _, view = _view(args)
+    groups: dict[str, list] = {t.value: [] for t in TIER_ORDER}
+    for item in view.memories:
+        groups.setdefault(item.tier, []).append(item)
+    for items in groups.values():
+        items.sort(key=lambda v: (-v.retention.score, v.memory.id))
+    doc = {
+        "tier_counts": {tier: len(items) for tier, items in groups.items()},
+        "tiers": {
+            tier: [
+                {"id": v.memory.id, "namespace": v.memory.namespace, "summary": v.memory.summary,
+                 "score": round(v.retention.score, 4), "timestamp": v.memory.timestamp.isoformat()}
+                for v in items
+            ]
+            for tier, items in groups.items()
+        },
+    }
+    lines = []
+    for tier, items in groups.items():
+        lines.append(f"{tier.upper()} ({len(items)})")
+        for v in items[: args.limit]:
+            lines.append(f"  {v.retention.score:.2f}  {v.memory.namespace:<13} {v.memory.summary[:70]}  "
+                         f"{v.memory.namespace}:{v.memory.commit[:7]}:{v.memory.index}")
+        if len(items) > args.limit:
+            lines.append(f"  … {len(items) - args.limit} more (--limit, or --json for all)")
+    emit(args, doc, "\n".join(lines))
+    return EXIT_OK
+
+
+def _state_view(args: argparse.Namespace):
+    store, view = _view(args)
+    return store, view, store.load_state()
+
+
+def _label(view, key: str) -> str:
+    if key.startswith("summary:"):
+        return key
+    found = next((v for v in view.memories if v.memory.key == key), None)
+    return f"{found.memory.id} \"{found.memory.summary[:60]}\"" if found else key
+
+
+def _edge_json(edge) -> dict[str, Any]:
+    doc = edge.model_dump(mode="json")
+    doc["conflict_id" if edge.edge_type.value == "contradicts" else "edge_id"] = edge.id
+    return doc
+
+
+def _cmd_edges(args: argparse.Namespace) -> int:
+    _, view, state = _state_view(args)
+    found = view.find(args.memory_id.strip())
+    if found is None:
+        print(f"memactors: no memory {args.memory_id!r} in {args.repo}", file=sys.stderr)
+        return EXIT_ERRORS
+    key = found.memory.key
+    edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key)),
+                   key=lambda e: (e.edge_type.value, e.created_at))
+    phrases = {
+        ("supersedes", True): "supersedes", ("supersedes", False): "superseded by",
+        ("subsumes", True): "subsumes", ("subsumes", False): "subsumed by",
+        ("consolidates", False): "summarized in", ("references", True): "references",
+        ("references", False): "referenced by", ("contradicts", True): "contradicts",
+        ("contradicts", False): "contradicted by",
+    }
+    lines = [f"{found.memory.id} \"{found.memory.summary}\""]
+    for e in edges:
+        outgoing = e.source_key == key
+        other = e.target_key if outgoing else e.source_key
+        partial = " (partially)" if e.partial else ""
+        status = f" [resolved: {e.resolution}]" if e.resolution else ""
+        lines.append(f"  {phrases.get((e.edge_type.value, outgoing), e.edge_type.value)}{partial} "
+                     f"{_label(view, other)}{status}\n      {e.reason}")
+    if not edges:
+        lines.append("  no relationships yet (run `memactors consolidate`)")
+    emit(args, [_edge_json(e) for e in edges], "\n".join(lines))
+    return EXIT_OK
+
+
+def _open_conflicts(state):
+    return sorted((e for e in state.edges.values() if e.edge_type.value == "contradicts" and not e.resolution),
+                  key=lambda e: e.created_at)
+
+
+def _cmd_conflicts(args: argparse.Namespace) -> int:
+    _, view, state = _state_view(args)
+    conflicts = _open_conflicts(state)
+    lines = [f"{len(conflicts)} conflicts waiting for you"]
+    for e in conflicts:
+        lines += [f"  {e.id}  {e.reason}", f"      newer {_label(view, e.source_key)}",
+                  f"      older {_label(view, e.target_key)}"]
+    if conflicts:
+        lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
+    emit(args, [_edge_json(e) for e in conflicts], "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_resolve(args: argparse.Namespace) -> int:
+    from memactors.actors.persister import whole_notes
+    from memactors.actors.ports import StateChange, StateConflict
+    from memactors.adapters.git.repo_lock import RepoLock
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.pipeline import new_run_id
+    from memactors.events.report import RunReport
+
+    store, view, _ = _state_view(args)
+    with RepoLock(store.git.common_dir):
+        state = store.load_state()
+        wanted = args.conflict_id.strip()
+        matches = [e for e in state.edges.values()
+                   if e.edge_type.value == "contradicts" and len(wanted) >= 6 and e.id.startswith(wanted)]
+        if len(matches) != 1:
+            raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
+                             + "; see `memactors conflicts`")
+        edge = matches[0]
+        pair = (edge.source_key, edge.target_key)
+        meta_updates = {}
+        if args.both:
+            resolution = "both"
+            for key in pair:
+                meta = state.meta.get(key)
+                if meta and meta.superseded_by in pair:
+                    meta_updates[key] = meta.model_copy(update={"superseded_by": None})
+        else:
+            kept = view.find(args.keep.strip())
+            if kept is None or kept.memory.key not in pair:
+                raise UsageError(f"{args.keep!r} is not one of the two memories of conflict {edge.id}")
+            resolution = f"keep:{kept.memory.key}"
+            loser = pair[1] if kept.memory.key == pair[0] else pair[0]
+            meta = state.meta.get(loser)
+            if meta is not None:
+                meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
+        resolved = edge.model_copy(update={"resolution": resolution})
+        now = SystemClock().now()
+        run_commit = store.head() or state.meta[pair[0]].commit
+        report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
+                           phase="completed", persisted=True, head=store.head())
+        change = StateChange(
+            meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
+                                       {k: (m, m.commit) for k, m in meta_updates.items()}),
+            edges_by_commit=whole_notes(state.edges, state.edge_commits,
+                                        {edge.id: (resolved, state.edge_commits[edge.id])}),
+            report=report, run_commit=run_commit,
+        )
+        try:
+            store.commit(change, dict(state.tips))
+        except StateConflict as exc:
+            raise UsageError(f"the state changed meanwhile ({exc}); run the command again") from None
+    text = f"conflict {edge.id} resolved: {'both stand' if args.both else 'kept ' + args.keep}"
+    emit(args, {"conflict_id": edge.id, "resolution": resolution}, text)
+    return EXIT_OK

@@ -1,0 +1,212 @@
+"""What the agent reads: `recall` over the read model and the SessionStart hook `context`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from memactors.adapters.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    Parents,
+    UsageError,
+    emit,
+    load_settings,
+    open_store,
+)
+
+
+def register(commands: Any, parents: Parents) -> dict[str, Any]:
+    """Add this group's subcommands to `commands`; return their handlers by name."""
+    common, reporting = parents.common, parents.reporting
+    p = commands.add_parser("recall", parents=[common, reporting], help="search memories and summaries by meaning",
+                            description="Semantic search over the consolidated memories and summaries. Modes by "
+                            "tier: reflexive = hot; standard = hot + warm (summaries live in warm); deep adds "
+                            "cold; exhaustive adds archived. Superseded memories show what replaced them. Each "
+                            "memory returned counts as a use (folded into its retention by the next run). "
+                            "Questions about when / what date / how long ago are answered with --reason.",
+                            epilog="--json prints a list of results (id, kind, namespace, tier, score, summary, "
+                            "timestamp, superseded_by); with --reason an answer (answer, confidence, reasoning, "
+                            "temporal_resolutions, source_memory_ids). Exit 2 before the first consolidation.")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--mode", choices=["reflexive", "standard", "deep", "exhaustive"],
+                   help="which tiers to search (default standard; exhaustive for --reason)")
+    p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
+    p.add_argument("--namespace", action="append", metavar="NS", help="only this namespace (repeatable)")
+    p.add_argument("--reason", action="store_true",
+                   help="answer a when / what date / how long ago question, resolving relative dates "
+                   "(automatic for such questions)")
+    p.add_argument("--no-track", action="store_true", help="do not record these results as uses")
+
+    p = commands.add_parser("context", parents=[common],
+                            help="the Claude Code SessionStart hook: print the consolidated context",
+                            description="Print the SessionStart hook output: {\"hookSpecificOutput\": "
+                            "{\"hookEventName\": \"SessionStart\", \"additionalContext\": ...}} holding one "
+                            "<memory_consolidated_summaries> block of the highest-priority summaries and hot "
+                            "memories for this session, within a token budget. Reads the hook JSON from stdin "
+                            "when stdin is not a terminal. Reads only what the last run precomputed (no model, "
+                            "no git notes scan); always exits 0, problems go to stderr.")
+    p.add_argument("--budget", type=int, metavar="TOKENS",
+                   help="token budget of the block (default MEMACTORS_CONTEXT_TOKENS or 2000)")
+    p.add_argument("--block", action="store_true", help="print only the block, not the hook JSON")
+
+    return {"recall": _cmd_recall, "context": _cmd_context}
+
+
+def _cmd_recall(args: argparse.Namespace) -> int:
+    from memactors.adapters.reading.read_cache import ReadCache, ReadModelMissing
+    from memactors.adapters.reading.recall import MAX_QUERY_CHARS
+
+    query = args.query.strip()
+    if not query:
+        raise UsageError("the query is empty; say what to look for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}: shorten it")
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    settings = load_settings()
+    store = open_store(args.repo, settings)
+    try:
+        index = ReadCache(store.git.common_dir).load()
+    except ReadModelMissing as exc:
+        raise UsageError(f"{exc}: run `memactors consolidate` first") from None
+    from memactors.actors.algorithms.temporal import is_temporal_question
+
+    reason = args.reason or is_temporal_question(query)
+    mode = args.mode or ("exhaustive" if reason else "standard")
+    from memactors.adapters.reading.recall import search, semantic
+
+    embedder = None
+    if index.model_id is not None and settings.embeddings != "none":
+        from memactors.adapters.models.embeddings import embedder_from_env
+
+        embedder = embedder_from_env()
+    hits = search(index, query, mode=mode, limit=args.limit, namespaces=args.namespace, embedder=embedder)
+    notes = []
+    if not semantic(index, embedder):
+        notes.append("matching words only (the index has no vectors for this embedding model)")
+    current = {ref: store.git.tip(ref) for ref in store.git.memory_refs().values()}
+    if current != index.memory_tips:
+        notes.append("memories changed since the last consolidation are not searchable yet: "
+                     "run `memactors consolidate`")
+    if not args.no_track:
+        from memactors.adapters.claude.activation_log import ActivationLog
+        from memactors.adapters.runtime.clock import SystemClock
+
+        try:
+            ActivationLog(store.git.common_dir).record(
+                (h.entry.key for h in hits if h.entry.kind.value == "memory"), SystemClock().now())
+        except OSError as exc:
+            notes.append(f"uses not recorded ({exc})")
+    for note in notes:
+        print(f"memactors recall: {note}", file=sys.stderr)
+    if reason:
+        return _reason(args, query, store, settings, hits)
+    lines = [f"{len(hits)} results for {query!r} ({mode}: {', '.join(_mode_tiers(mode))})"]
+    for h in hits:
+        e = h.entry
+        lines.append(f"  {h.score:.2f}  [{e.tier.value}] {e.namespace:<13} {e.summary[:90]}")
+        lines.append(f"        {e.id}  {e.timestamp:%Y-%m-%d}")
+        if e.superseded_by:
+            lines.append(f"        superseded by {e.superseded_by}" +
+                         (f" \"{e.superseded_by_text[:70]}\"" if e.superseded_by_text else ""))
+        for fact in e.superseded_facts[:3]:
+            lines.append(f"        no longer true: {fact[:80]}")
+    if not hits:
+        lines.append("  nothing relevant" + ("" if mode == "exhaustive" else "; try --mode exhaustive"))
+    emit(args, [h.as_json() for h in hits], "\n".join(lines))
+    return EXIT_OK
+
+
+def _mode_tiers(mode: str) -> list[str]:
+    from memactors.adapters.reading.recall import MODES
+    from memactors.events.tier import TIER_ORDER
+
+    return [t.value for t in TIER_ORDER if t in MODES[mode]]
+
+
+def _timezone(settings):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not settings.timezone:
+        return datetime.now().astimezone().tzinfo
+    try:
+        return ZoneInfo(settings.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(f"MEMACTORS_TIMEZONE={settings.timezone!r} is not a time zone (e.g. Europe/Berlin)") from None
+
+
+def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
+    import os
+
+    import trio
+
+    from memactors.actors.algorithms.temporal import compose_answer
+    from memactors.adapters.git.note_format import parse_note
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.events.temporal import Evidence
+
+    tz = _timezone(settings)
+    refs = store.git.memory_refs()
+    evidence = []
+    for h in hits:
+        e = h.entry
+        if e.kind.value != "memory" or e.namespace not in refs:
+            continue
+        commit = e.id.split(":")[1]
+        data = store.git.read_note(refs[e.namespace], commit)
+        found = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) if data else None
+        text = f"{found.summary}\n{found.body}" if found else f"{e.summary}\n{e.excerpt}"
+        evidence.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
+                                 relevance=min(1.0, max(0.0, h.relevance))))
+    answer = compose_answer(query, evidence, now=SystemClock().now(), tz=tz)
+    why = None
+    from memactors.adapters.models.llm import build_chain
+
+    try:
+        chain = build_chain(os.environ)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if chain is not None and evidence:
+        from memactors.adapters.reading.recall import reason_with_llm
+
+        async def with_llm():
+            try:
+                return await reason_with_llm(chain, query, evidence, answer, tz)
+            finally:
+                await chain.aclose()
+
+        answer, why = trio.run(with_llm)
+        if why:
+            print(f"memactors recall: the LLM could not answer ({why}); the offline answer stands", file=sys.stderr)
+    doc = answer.model_dump(mode="json")
+    lines = [answer.answer, f"  confidence {answer.confidence:.2f} ({answer.provider})", f"  {answer.reasoning}"]
+    for r in answer.temporal_resolutions[:5]:
+        span = f" .. {r.resolved_end.isoformat()}" if r.resolved_end else ""
+        lines.append(f"  \"{r.original_text}\" in {r.memory_id[:20]}… (recorded "
+                     f"{r.memory_timestamp.astimezone(tz):%Y-%m-%d}) -> {r.resolved_date.isoformat()}{span}")
+    if answer.source_memory_ids:
+        lines.append("  sources: " + ", ".join(answer.source_memory_ids))
+    emit(args, doc, "\n".join(lines))
+    return EXIT_ERRORS if why else EXIT_OK
+
+
+def _cmd_context(args: argparse.Namespace) -> int:
+    """Standard library only, and never an error exit: a SessionStart hook must not break the session."""
+    import os
+
+    from memactors.adapters.claude.session_context import hook_output, session_start
+
+    try:
+        raw = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    except (OSError, ValueError):
+        raw = None
+    repo = None if args.repo == Path(".") else args.repo
+    block, notes = session_start(raw, repo, os.environ, budget_tokens=args.budget)
+    for note in notes:
+        print(f"memactors context: {note}", file=sys.stderr)
+    print(block if args.block else hook_output(block))
+    return EXIT_OK

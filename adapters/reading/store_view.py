@@ -1,0 +1,65 @@
+"""Read-side view of a repository: memories joined with their metadata, scored on read."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from memactors.actors.ports import ScanOutcome
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.events.memory import Memory
+from memactors.events.metadata import MemoryMeta
+from memactors.events.retention import RetentionPolicy, RetentionScore, score
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    memory: Memory
+    meta: MemoryMeta | None
+    retention: RetentionScore
+
+    @property
+    def tier(self) -> str:
+        """The tier the last run assigned, or `untiered` before any run."""
+        return self.meta.tier.value if self.meta else "untiered"
+
+
+@dataclass(frozen=True)
+class StoreView:
+    memories: list[MemoryView]
+    scan: ScanOutcome
+
+    def find(self, memory_id: str) -> MemoryView | None:
+        return next((v for v in self.memories if v.memory.answers_to(memory_id)), None)
+
+    def tier_counts(self) -> Counter[str]:
+        return Counter(view.tier for view in self.memories)
+
+    def namespace_counts(self) -> Counter[str]:
+        return Counter(view.memory.namespace for view in self.memories)
+
+
+def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> StoreView:
+    """Scan (through the parse cache) and join every memory with its metadata."""
+    state = store.load_state()
+    scan = store.scan(None)
+    views = []
+    for memory in scan.memories:
+        meta = state.meta.get(memory.key)
+        views.append(
+            MemoryView(
+                memory=memory,
+                meta=meta,
+                retention=score(
+                    policy,
+                    namespace=memory.namespace,
+                    created=memory.timestamp,
+                    last_access=meta.last_access if meta else None,
+                    activation_count=meta.activation_count if meta else 0,
+                    superseded=bool(meta and meta.superseded_by),
+                    now=now,
+                ),
+            )
+        )
+    return StoreView(memories=views, scan=scan)

@@ -1,0 +1,1 @@
+"""Composing and running the actors: settings, clock, the consolidation pipeline, the daemon and the demo store."""

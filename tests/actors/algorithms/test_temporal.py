@@ -1,0 +1,491 @@
+"""Relative dates resolved against each memory's own timestamp in the user's zone, and the offline composer."""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from memactors.actors.algorithms.temporal import compose_answer, is_temporal_question, resolve_relative_dates
+from memactors.events.temporal import Evidence, TemporalResolution
+
+UTC = timezone.utc
+LA = ZoneInfo("America/Los_Angeles")
+TOKYO = ZoneInfo("Asia/Tokyo")
+WEDNESDAY = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def d(text: str) -> date:
+    return date.fromisoformat(text)
+
+
+def resolve(text: str, recorded_at: datetime = WEDNESDAY, tz: tzinfo = UTC) -> list[TemporalResolution]:
+    return resolve_relative_dates(text, memory_id="m1", recorded_at=recorded_at, tz=tz)
+
+
+def only(text: str, recorded_at: datetime = WEDNESDAY, tz: tzinfo = UTC) -> TemporalResolution:
+    found = resolve(text, recorded_at, tz)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def span(resolution: TemporalResolution) -> tuple[date, date | None]:
+    return resolution.resolved_date, resolution.resolved_end
+
+
+# --- every supported phrase, recorded on Wednesday 2026-03-04 (UTC) ---------------------------
+
+@pytest.mark.parametrize(("phrase", "start", "end"), [
+    ("today", "2026-03-04", None),
+    ("earlier today", "2026-03-04", None),
+    ("this morning", "2026-03-04", None),
+    ("this afternoon", "2026-03-04", None),
+    ("this evening", "2026-03-04", None),
+    ("tonight", "2026-03-04", None),
+    ("yesterday", "2026-03-03", None),
+    ("last night", "2026-03-03", None),
+    ("the day before yesterday", "2026-03-02", None),
+    ("day before yesterday", "2026-03-02", None),
+    ("tomorrow", "2026-03-05", None),
+    ("the day after tomorrow", "2026-03-06", None),
+    ("3 days ago", "2026-03-01", None),
+    ("three days ago", "2026-03-01", None),
+    ("twelve days ago", "2026-02-20", None),
+    ("a day ago", "2026-03-03", None),
+    ("a couple of days ago", "2026-03-02", None),
+    ("a couple days ago", "2026-03-02", None),
+    ("a few days ago", "2026-03-01", None),
+    ("a week ago", "2026-02-25", None),
+    ("2 weeks ago", "2026-02-18", None),
+    ("one month ago", "2026-02-04", None),
+    ("2 months ago", "2026-01-04", None),
+    ("a year ago", "2025-03-04", None),
+    ("last week", "2026-02-23", "2026-03-01"),
+    ("this week", "2026-03-02", "2026-03-08"),
+    ("next week", "2026-03-09", "2026-03-15"),
+    ("last month", "2026-02-01", "2026-02-28"),
+    ("this month", "2026-03-01", "2026-03-31"),
+    ("next month", "2026-04-01", "2026-04-30"),
+    ("last year", "2025-01-01", "2025-12-31"),
+    ("this year", "2026-01-01", "2026-12-31"),
+    ("next year", "2027-01-01", "2027-12-31"),
+    ("last weekend", "2026-02-28", "2026-03-01"),
+    ("this weekend", "2026-03-07", "2026-03-08"),
+    ("next weekend", "2026-03-07", "2026-03-08"),
+])
+def test_each_supported_phrase_resolves_against_the_recorded_day(phrase: str, start: str, end: str | None) -> None:
+    resolution = only(f"We did it {phrase}, as planned.")
+    assert resolution.original_text == phrase
+    assert span(resolution) == (d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize(("phrase", "expected"), [
+    # recorded Wednesday 2026-03-04
+    ("last Sunday", "2026-03-01"),
+    ("last Tuesday", "2026-03-03"),
+    ("last Wednesday", "2026-02-25"),   # strictly before: never the recorded day itself
+    ("last Thursday", "2026-02-26"),
+    ("next Friday", "2026-03-06"),
+    ("next Tuesday", "2026-03-10"),
+    ("next Wednesday", "2026-03-11"),   # strictly after
+    ("this Monday", "2026-03-02"),      # the recorded day's ISO week, even when already past
+    ("this Friday", "2026-03-06"),
+    ("this Sunday", "2026-03-08"),
+    ("on Monday", "2026-03-02"),
+    ("on Wednesday", "2026-03-04"),     # on or before: the recorded day counts
+    ("on Thursday", "2026-02-26"),
+])
+def test_weekday_phrases_follow_the_documented_conventions(phrase: str, expected: str) -> None:
+    resolution = only(f"The release went out {phrase}.")
+    assert resolution.original_text == phrase
+    assert resolution.resolved_date == d(expected) and resolution.resolved_end is None
+
+
+def test_matching_ignores_case_but_keeps_the_phrase_as_written() -> None:
+    found = resolve("YESTERDAY we argued; Last Sunday we agreed; a Few Days Ago nothing.")
+    assert [r.original_text for r in found] == ["YESTERDAY", "Last Sunday", "a Few Days Ago"]
+    assert [r.resolved_date for r in found] == [d("2026-03-03"), d("2026-03-01"), d("2026-03-01")]
+
+
+def test_several_phrases_come_back_in_order_of_appearance_without_overlap() -> None:
+    text = "The day before yesterday it broke, last weekend we noticed, and tomorrow we ship; see last Monday night."
+    found = resolve(text)
+    assert [r.original_text for r in found] == ["The day before yesterday", "last weekend", "tomorrow", "last Monday"]
+    assert [r.resolved_date for r in found] == [d("2026-03-02"), d("2026-02-28"), d("2026-03-05"), d("2026-03-02")]
+    assert all(r.memory_id == "m1" and r.memory_timestamp == WEDNESDAY for r in found)
+
+
+def test_earlier_today_is_one_phrase_not_today_alone() -> None:
+    assert [r.original_text for r in resolve("Earlier today the tests went green.")] == ["Earlier today"]
+
+
+@pytest.mark.parametrize("text", [
+    "the yesterdays of this project",
+    "runs every weekday",
+    "lastly, the cache",
+    "monthly reports",
+    "standups on Mondays",
+    "the Monday-morning standup",
+    "every Monday we deploy",
+    "in the last weekday slot",
+    "days ago, maybe",
+    "several days ago",
+    "thirteen days ago",
+    "12345 days ago",
+    "todays build",
+    "nextweek",
+    "the weekend",
+    "in 2 days",
+    "we may 3x the throughput",
+    "released on 05/07",
+    "build 2026-03-04-rc1",
+    "Feb 30",
+    "May 32nd",
+    "the 10:30 March meeting",
+])
+def test_words_that_only_contain_a_phrase_do_not_match(text: str) -> None:
+    assert resolve(text) == []
+
+
+@pytest.mark.parametrize(("phrase", "start", "end", "confidence"), [
+    ("2025-11-30", "2025-11-30", None, 0.95),
+    ("May 7", "2025-05-07", None, 0.75),  # recorded 2026-03-04: the most recent May 7 is last year's
+    ("March 4", "2026-03-04", None, 0.75),  # the recorded day itself counts
+    ("Feb 28th", "2026-02-28", None, 0.75),
+    ("Feb. 28", "2026-02-28", None, 0.75),
+    ("Sept 3", "2025-09-03", None, 0.75),
+    ("Feb 29", "2024-02-29", None, 0.75),  # the most recent leap day
+    ("May 7, 2023", "2023-05-07", None, 0.9),
+    ("May 7th 2023", "2023-05-07", None, 0.9),
+    ("7 May 2023", "2023-05-07", None, 0.9),
+    ("the 7th of May", "2025-05-07", None, 0.75),
+    ("1 December", "2025-12-01", None, 0.75),
+    ("March 2024", "2024-03-01", "2024-03-31", 0.8),
+    ("Feb 2028", "2028-02-01", "2028-02-29", 0.8),
+])
+def test_absolute_dates_resolve_to_the_day_they_state(phrase: str, start: str, end: str | None,
+                                                      confidence: float) -> None:
+    found = only(f"We shipped it {phrase} after review.")
+    assert found.original_text == phrase
+    assert span(found) == (d(start), d(end) if end else None) and found.confidence == confidence
+
+
+def test_an_absolute_date_does_not_depend_on_the_zone_but_a_yearless_one_on_the_recorded_day() -> None:
+    new_year_utc = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)  # still 2025-12-31 in Los Angeles
+    assert only("May 7, 2023", new_year_utc, LA).resolved_date == d("2023-05-07")
+    assert only("Jan 1", new_year_utc, UTC).resolved_date == d("2026-01-01")
+    assert only("Jan 1", new_year_utc, LA).resolved_date == d("2025-01-01")
+
+
+def test_on_weekday_before_a_hyphen_matches_the_weekday_as_documented() -> None:
+    assert only("Raised on Monday-morning standup.").original_text == "on Monday"
+
+
+def test_exact_day_phrases_are_held_more_confidently_than_spans_and_vague_counts() -> None:
+    by_phrase = {r.original_text: r.confidence for r in resolve(
+        "yesterday; 3 days ago; a few days ago; last week; last month; last year; 2 months ago")}
+    assert by_phrase["yesterday"] >= 0.85 and by_phrase["3 days ago"] >= 0.85
+    assert by_phrase["a few days ago"] < by_phrase["3 days ago"]
+    assert by_phrase["last week"] < by_phrase["yesterday"]
+    assert by_phrase["last year"] < by_phrase["last month"] < by_phrase["yesterday"]
+    assert by_phrase["2 months ago"] < by_phrase["3 days ago"]
+    assert all(0 <= c <= 1 for c in by_phrase.values())
+
+
+# --- month, year and leap-year boundaries ------------------------------------------------------
+
+@pytest.mark.parametrize(("recorded", "phrase", "start", "end"), [
+    # recorded Sunday 2026-03-01
+    ("2026-03-01", "yesterday", "2026-02-28", None),
+    ("2026-03-01", "the day before yesterday", "2026-02-27", None),
+    ("2026-03-01", "2 days ago", "2026-02-27", None),
+    ("2026-03-01", "tomorrow", "2026-03-02", None),
+    ("2026-03-01", "last week", "2026-02-16", "2026-02-22"),
+    ("2026-03-01", "this week", "2026-02-23", "2026-03-01"),
+    ("2026-03-01", "last month", "2026-02-01", "2026-02-28"),
+    ("2026-03-01", "last Sunday", "2026-02-22", None),
+    ("2026-03-01", "on Sunday", "2026-03-01", None),
+    ("2026-03-01", "last weekend", "2026-02-21", "2026-02-22"),
+    ("2026-03-01", "next weekend", "2026-03-07", "2026-03-08"),
+    # recorded Thursday 2026-01-01
+    ("2026-01-01", "yesterday", "2025-12-31", None),
+    ("2026-01-01", "last week", "2025-12-22", "2025-12-28"),
+    ("2026-01-01", "this week", "2025-12-29", "2026-01-04"),
+    ("2026-01-01", "last month", "2025-12-01", "2025-12-31"),
+    ("2026-01-01", "last year", "2025-01-01", "2025-12-31"),
+    ("2026-01-01", "2 weeks ago", "2025-12-18", None),
+    ("2026-01-01", "last Friday", "2025-12-26", None),
+    ("2026-01-01", "next month", "2026-02-01", "2026-02-28"),
+    ("2025-12-31", "tomorrow", "2026-01-01", None),
+    ("2025-12-31", "next year", "2026-01-01", "2026-12-31"),
+    # leap years
+    ("2024-03-01", "yesterday", "2024-02-29", None),
+    ("2023-03-01", "yesterday", "2023-02-28", None),
+    ("2024-03-15", "last month", "2024-02-01", "2024-02-29"),
+    ("2024-02-28", "tomorrow", "2024-02-29", None),
+])
+def test_calendar_boundaries(recorded: str, phrase: str, start: str, end: str | None) -> None:
+    recorded_at = datetime.fromisoformat(recorded).replace(hour=12, tzinfo=UTC)
+    assert span(only(phrase, recorded_at)) == (d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize(("recorded", "phrase", "expected"), [
+    ("2026-03-31", "a month ago", "2026-02-28"),
+    ("2024-03-31", "1 month ago", "2024-02-29"),
+    ("2026-05-31", "3 months ago", "2026-02-28"),
+    ("2026-01-31", "2 months ago", "2025-11-30"),
+    ("2024-02-29", "a year ago", "2023-02-28"),
+    ("2024-02-29", "4 years ago", "2020-02-29"),
+])
+def test_months_and_years_ago_clamp_the_day_to_the_target_months_end(recorded: str, phrase: str, expected: str) -> None:
+    recorded_at = datetime.fromisoformat(recorded).replace(hour=12, tzinfo=UTC)
+    assert only(phrase, recorded_at).resolved_date == d(expected)
+
+
+def test_a_phrase_that_would_leave_the_calendar_is_skipped_not_raised() -> None:
+    assert resolve("yesterday", datetime(1, 1, 1, 12, tzinfo=UTC)) == []
+    assert resolve("next year", datetime(9999, 6, 1, tzinfo=UTC)) == []
+
+
+# --- time zones --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("instant", "zone", "yesterday"), [
+    ("2026-03-02T01:00:00+00:00", UTC, "2026-03-01"),
+    ("2026-03-02T01:00:00+00:00", LA, "2026-02-28"),     # 2026-03-01 17:00 in California
+    ("2026-03-02T01:00:00+00:00", TOKYO, "2026-03-01"),
+    ("2026-03-01T20:00:00+00:00", UTC, "2026-02-28"),
+    ("2026-03-01T20:00:00+00:00", LA, "2026-02-28"),
+    ("2026-03-01T20:00:00+00:00", TOKYO, "2026-03-01"),  # 2026-03-02 05:00 in Tokyo
+])
+def test_yesterday_is_read_in_the_users_time_zone_not_utc(instant: str, zone: tzinfo, yesterday: str) -> None:
+    assert only("yesterday", datetime.fromisoformat(instant), zone).resolved_date == d(yesterday)
+
+
+def test_the_same_instant_gives_different_weeks_either_side_of_the_date_line() -> None:
+    instant = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)  # Sunday in UTC and California, Monday in Tokyo
+    assert span(only("last week", instant, UTC)) == (d("2026-02-16"), d("2026-02-22"))
+    assert span(only("last week", instant, LA)) == (d("2026-02-16"), d("2026-02-22"))
+    assert span(only("last week", instant, TOKYO)) == (d("2026-02-23"), d("2026-03-01"))
+
+
+def test_the_zone_is_applied_with_its_daylight_saving_offset_on_the_day() -> None:
+    # 07:30Z on 2026-03-09 is 00:30 PDT (UTC-7): a fixed PST offset would put it on the 8th.
+    assert only("yesterday", datetime(2026, 3, 9, 7, 30, tzinfo=UTC), LA).resolved_date == d("2026-03-08")
+
+
+def test_a_naive_timestamp_is_taken_as_utc_and_stored_aware() -> None:
+    resolution = only("yesterday", datetime(2026, 3, 2, 1, 0), LA)
+    assert resolution.resolved_date == d("2026-02-28")
+    assert resolution.memory_timestamp == datetime(2026, 3, 2, 1, 0, tzinfo=UTC)
+
+
+def test_the_memory_timestamp_is_kept_as_stored_not_converted() -> None:
+    stamp = datetime(2026, 3, 2, 1, 0, tzinfo=UTC)
+    assert only("yesterday", stamp, TOKYO).memory_timestamp.utcoffset() == timedelta(0)
+
+
+# --- models ------------------------------------------------------------------------------------
+
+def test_resolved_dates_serialise_as_iso_days() -> None:
+    resolution = only("yesterday", datetime(2023, 5, 8, 9, 0, tzinfo=UTC))
+    dumped = resolution.model_dump(mode="json")
+    assert dumped["resolved_date"] == "2023-05-07" and dumped["resolved_end"] is None
+    assert TemporalResolution.model_validate(dumped) == resolution
+
+
+def test_models_are_frozen_and_validated() -> None:
+    resolution = only("last week")
+    with pytest.raises(ValidationError):
+        resolution.confidence = 0.1  # type: ignore[misc]
+    with pytest.raises(ValidationError):  # a span cannot end before it starts
+        TemporalResolution.model_validate(
+            {**resolution.model_dump(), "resolved_end": resolution.resolved_date - timedelta(days=1)})
+    with pytest.raises(ValidationError):  # the memory's timestamp must carry its zone
+        TemporalResolution(original_text="today", memory_id="m", memory_timestamp=datetime(2026, 1, 1),
+                           resolved_date=date(2026, 1, 1), confidence=0.9)
+    with pytest.raises(ValidationError):
+        Evidence(memory_id="m", text="t", timestamp=WEDNESDAY, relevance=1.5)
+
+
+def test_evidence_with_a_naive_timestamp_is_read_as_utc() -> None:
+    assert Evidence(memory_id="m", text="t", timestamp=datetime(2026, 1, 1), relevance=0.5).timestamp.tzinfo == UTC
+
+
+# --- is_temporal_question ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "When did I go to the support group?",
+    "when was the retry policy added",
+    "So when is the freeze?",
+    "What date did we ship 1.0?",
+    "What day was the retro?",
+    "Which day did we deploy?",
+    "How long ago did we switch to Postgres?",
+    "Since when do we use Redis?",
+    "How many days ago was the outage?",
+    "What time does the nightly build run?",
+    "Do you remember when we moved to trio?",
+    "How long has it been since the migration?",
+])
+def test_date_questions_are_temporal(question: str) -> None:
+    assert is_temporal_question(question)
+
+
+@pytest.mark.parametrize("question", [
+    "How does caching work?",
+    "What did we decide about storage?",
+    "What happens when the cache is full?",
+    "How long does the build take?",
+    "Which database do we use?",
+    "What timeout do we use for retries?",
+    "Why is the weekday job slow?",
+    "",
+])
+def test_other_questions_are_not_temporal(question: str) -> None:
+    assert not is_temporal_question(question)
+
+
+# --- compose_answer ----------------------------------------------------------------------------
+
+def evidence(memory_id: str, text: str, when: datetime, relevance: float = 0.8) -> Evidence:
+    return Evidence(memory_id=memory_id, text=text, timestamp=when, relevance=relevance)
+
+
+def test_the_support_group_went_the_day_before_the_memory_was_recorded() -> None:
+    """The canonical example: "yesterday" in a memory recorded 2023-05-08 (UTC) is 2023-05-07."""
+    memory = evidence("mem-1", "I went to the support group yesterday", datetime(2023, 5, 8, tzinfo=UTC))
+    answer = compose_answer("When did I go to the support group?", [memory],
+                            now=datetime(2023, 5, 23, 12, tzinfo=UTC), tz=UTC)
+    assert "2023-05-07" in answer.answer and "Sunday" in answer.answer
+    assert answer.temporal_resolutions[0].resolved_date == date(2023, 5, 7)
+    assert answer.temporal_resolutions[0].original_text == "yesterday"
+    assert answer.source_memory_ids == ("mem-1",) and answer.provider == "offline"
+    assert "mem-1" in answer.reasoning and "2023-05-08" in answer.reasoning and '"yesterday"' in answer.reasoning
+    assert "ago" not in answer.answer  # only asked when, not how long ago
+    assert answer.model_dump(mode="json")["temporal_resolutions"][0]["resolved_date"] == "2023-05-07"
+
+
+def test_how_long_ago_questions_also_get_the_distance_from_now() -> None:
+    memory = evidence("mem-1", "I went to the support group yesterday", datetime(2023, 5, 8, tzinfo=UTC))
+    answer = compose_answer("How long ago did I go to the support group?", [memory],
+                            now=datetime(2023, 5, 23, 12, tzinfo=UTC), tz=UTC)
+    assert answer.answer == "2023-05-07 (Sunday), 16 days ago"
+
+
+def test_the_distance_from_now_is_counted_in_the_users_zone() -> None:
+    # Recorded 2026-03-01 local in California ("yesterday" = 02-28); now is 2026-03-09 local, 03-10 in UTC.
+    memory = evidence("m", "Rotated the keys yesterday", datetime(2026, 3, 2, 1, 0, tzinfo=UTC))
+    answer = compose_answer("How many days ago did we rotate the keys?", [memory],
+                            now=datetime(2026, 3, 10, 3, 0, tzinfo=UTC), tz=LA)
+    assert answer.answer == "2026-02-28 (Saturday), 9 days ago"
+    assert "2026-03-01" in answer.reasoning and "America/Los_Angeles" in answer.reasoning
+
+
+def test_a_span_is_answered_with_both_ends() -> None:
+    memory = evidence("m", "We benchmarked the index last week", datetime(2026, 3, 4, tzinfo=UTC))
+    answer = compose_answer("When did we benchmark the index?", [memory], now=WEDNESDAY, tz=UTC)
+    assert answer.answer == "2026-02-23 (Monday) to 2026-03-01 (Sunday)"
+    assert answer.temporal_resolutions[0].resolved_end == date(2026, 3, 1)
+
+
+def test_a_stated_relative_date_beats_a_more_relevant_memory_without_one() -> None:
+    plain = evidence("plain", "The support group meets at the library", datetime(2023, 5, 1, tzinfo=UTC), 0.95)
+    dated = evidence("dated", "Went to the support group yesterday", datetime(2023, 5, 8, tzinfo=UTC), 0.6)
+    answer = compose_answer("When did I go to the support group?", [plain, dated], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("dated",)
+    assert answer.answer.startswith("2023-05-07")
+
+
+def test_among_resolutions_relevance_times_confidence_decides_and_all_are_reported() -> None:
+    vague = evidence("vague", "We tried the cache a few weeks ago", datetime(2026, 3, 4, tzinfo=UTC), 0.9)  # 0.9 x 0.45
+    exact = evidence("exact", "Cache enabled yesterday", datetime(2026, 3, 4, tzinfo=UTC), 0.7)            # 0.7 x 0.9
+    answer = compose_answer("When was the cache enabled?", [vague, exact], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("exact",)
+    assert answer.answer.startswith("2026-03-03")
+    assert answer.confidence == pytest.approx(0.63)
+    assert [r.memory_id for r in answer.temporal_resolutions] == ["exact", "vague"]  # the one relied on first
+    assert "1 other date" in answer.reasoning
+
+
+def test_equal_scores_keep_the_callers_ranking() -> None:
+    first = evidence("first", "Deployed yesterday", datetime(2026, 3, 4, tzinfo=UTC), 0.8)
+    second = evidence("second", "Deployed yesterday", datetime(2026, 3, 10, tzinfo=UTC), 0.8)
+    answer = compose_answer("When did we deploy?", [first, second], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("first",) and answer.answer.startswith("2026-03-03")
+
+
+def test_without_a_relative_phrase_the_top_memorys_local_date_is_given_less_confidently() -> None:
+    memory = evidence("m", "Switched storage to PostgreSQL", datetime(2026, 3, 2, 1, 0, tzinfo=UTC), 0.9)
+    answer = compose_answer("When did we switch to PostgreSQL?", [memory], now=WEDNESDAY, tz=LA)
+    assert answer.answer == "2026-03-01 (Sunday)"  # the local recording day, not the UTC one
+    assert answer.source_memory_ids == ("m",) and answer.temporal_resolutions == ()
+    assert "No recalled memory states a date" in answer.reasoning
+    dated = compose_answer("When did we switch to PostgreSQL?",
+                           [evidence("m", "Switched storage to PostgreSQL today", memory.timestamp, 0.9)],
+                           now=WEDNESDAY, tz=LA)
+    assert 0 < answer.confidence < dated.confidence
+
+
+def test_no_evidence_means_no_answer() -> None:
+    answer = compose_answer("When did I go to the support group?", [], now=WEDNESDAY, tz=UTC)
+    assert answer.answer == "No memory found that answers this." and answer.confidence == 0.0
+    assert answer.source_memory_ids == () and answer.temporal_resolutions == () and answer.reasoning
+
+
+# --- properties --------------------------------------------------------------------------------
+
+instants = st.datetimes(min_value=datetime(1900, 3, 1), max_value=datetime(2200, 1, 1), timezones=st.timezones())
+zones = st.timezones()
+
+
+def local_day(instant: datetime, zone: tzinfo) -> date:
+    return instant.astimezone(zone).date()
+
+
+@given(instants, zones)
+def test_yesterday_is_always_one_local_day_before_the_recorded_day(instant: datetime, zone: tzinfo) -> None:
+    assert only("yesterday", instant, zone).resolved_date == local_day(instant, zone) - timedelta(days=1)
+
+
+@given(instants, zones, st.integers(min_value=0, max_value=9999))
+def test_n_days_ago_is_always_n_local_days_before(instant: datetime, zone: tzinfo, n: int) -> None:
+    assert only(f"{n} days ago", instant, zone).resolved_date == local_day(instant, zone) - timedelta(days=n)
+
+
+@given(instants, zones, st.integers(min_value=1, max_value=120))
+def test_n_months_ago_moves_exactly_n_months_and_clamps_the_day(instant: datetime, zone: tzinfo, n: int) -> None:
+    day = local_day(instant, zone)
+    found = only(f"{n} months ago", instant, zone).resolved_date
+    assert (day.year * 12 + day.month) - (found.year * 12 + found.month) == n
+    assert found.day == min(day.day, calendar.monthrange(found.year, found.month)[1])
+
+
+@given(instants, zones, st.sampled_from(WEEKDAYS))
+def test_weekday_phrases_land_on_that_weekday_within_a_week(instant: datetime, zone: tzinfo, name: str) -> None:
+    day = local_day(instant, zone)
+    last, this, nxt, on = (only(f"{rel} {name}", instant, zone).resolved_date for rel in ("last", "this", "next", "on"))
+    assert {last.strftime("%A"), this.strftime("%A"), nxt.strftime("%A"), on.strftime("%A")} == {name}
+    assert 1 <= (day - last).days <= 7
+    assert 1 <= (nxt - day).days <= 7
+    assert 0 <= (day - on).days <= 6
+    assert this.isocalendar()[:2] == day.isocalendar()[:2]
+
+
+@given(instants, zones)
+def test_this_week_month_and_year_contain_the_recorded_day_and_last_ones_end_just_before(
+        instant: datetime, zone: tzinfo) -> None:
+    day = local_day(instant, zone)
+    for unit in ("week", "month", "year"):
+        this = only(f"this {unit}", instant, zone)
+        last = only(f"last {unit}", instant, zone)
+        assert this.resolved_end is not None and last.resolved_end is not None
+        assert this.resolved_date <= day <= this.resolved_end
+        assert last.resolved_end == this.resolved_date - timedelta(days=1)
+    week = only("this week", instant, zone)
+    assert week.resolved_date.weekday() == 0 and week.resolved_end == week.resolved_date + timedelta(days=6)

@@ -1,0 +1,141 @@
+"""The SessionStart hook: one block, replaced never accumulated, within budget, escaped, never failing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memactors.adapters.claude.session_context import (
+    TAG,
+    ContextSettings,
+    escape,
+    inject,
+    render_block,
+)
+from tests.conftest import Repo, git, run_cli
+
+OPEN, CLOSE = f"<{TAG}", f"</{TAG}>"
+EMBEDDINGS_OFF = {"MEMACTORS_EMBEDDINGS": "none"}
+
+
+def hook_json(repo: Repo) -> str:
+    return json.dumps({"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo.path),
+                       "hook_event_name": "SessionStart", "source": "startup"})
+
+
+def context_of(result: subprocess.CompletedProcess) -> str:
+    output = json.loads(result.stdout)
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    return output["hookSpecificOutput"]["additionalContext"]
+
+
+def candidate(i: int, text: str, *, kind: str = "memory", terms: list[str] | None = None) -> dict:
+    return {"kind": kind, "id": f"decisions:{i:040x}:0", "namespace": "decisions", "summary": text,
+            "timestamp": "2026-05-01T00:00:00+00:00", "anchor": 1_777_593_600.0, "score": 0.7,
+            "activation_count": 0, "terms": terms or [], "facts": text if kind == "summary" else None,
+            "sources": 3}
+
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(texts, max_size=400), st.integers(min_value=50, max_value=3000))
+def test_the_block_respects_the_token_budget_for_any_store_size(summaries: list[str], budget: int) -> None:
+    document = {"generated_at": "2026-06-01T00:00:00+00:00",
+                "candidates": [candidate(i, s, kind="summary" if i % 3 == 0 else "memory")
+                               for i, s in enumerate(summaries)]}
+    config = ContextSettings(budget_tokens=budget)
+    block = render_block(document, frozenset(), config, now=1_780_000_000.0, max_chars=config.budget_chars)
+    assert len(block) <= min(budget * 4, 10_000)
+    if block:
+        assert block.startswith(OPEN) and block.endswith(CLOSE)
+        assert block.count(OPEN) == 1 and block.count(CLOSE) == 1  # nothing in the data opens or closes a tag
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts.filter(lambda t: TAG not in t), texts)
+def test_three_injections_yield_exactly_one_block_and_keep_the_rest(existing: str, content: str) -> None:
+    block = f'<{TAG} version="1">\n{escape(content)}\n</{TAG}>'
+    once = inject(existing, block)
+    thrice = inject(inject(once, block), block)
+    assert thrice == once and thrice.count(OPEN) == 1 and block in thrice
+    assert existing.strip() in thrice  # the other context survives
+
+
+def test_an_existing_block_is_replaced_in_place_and_other_context_is_kept() -> None:
+    old = f'<{TAG} version="1" generated_at="yesterday">\nold facts\n</{TAG}>'
+    existing = f"Project rules: be brief.\n\n{old}\n\nOther hook said: hello"
+    new = f'<{TAG} version="1" generated_at="today">\nnew facts\n</{TAG}>'
+    result = inject(existing, new)
+    assert result == f"Project rules: be brief.\n\n{new}\n\nOther hook said: hello"
+    assert inject(result, "") == "Project rules: be brief.\n\n\nOther hook said: hello"
+
+
+def test_memories_about_recently_changed_files_come_first_under_a_tight_budget() -> None:
+    document = {"generated_at": "2026-06-01T00:00:00+00:00", "candidates": [
+        candidate(1, "Cache keys must carry a version prefix!", terms=["cache", "keys", "version", "prefix"]),
+        candidate(2, "Retries in git_store must be idempotent", terms=["retries", "git_store", "git", "store"]),
+    ]}
+    config = ContextSettings()
+    session = frozenset({"adapters", "git_store", "git", "store", "git_store.py"})
+    one_item = len(render_block({"candidates": document["candidates"][1:], "generated_at": document["generated_at"]},
+                                session, config, now=1_780_000_000.0, max_chars=10_000))
+    block = render_block(document, session, config, now=1_780_000_000.0, max_chars=one_item + 10)
+    assert "git_store must be idempotent" in block and "Cache keys" not in block
+    unrelated = render_block(document, frozenset({"cache"}), config, now=1_780_000_000.0, max_chars=one_item + 10)
+    assert "Cache keys" in unrelated and "git_store" not in unrelated
+
+
+def test_the_hook_prints_one_block_with_summaries_hot_memories_and_superseded_facts(repo: Repo) -> None:
+    recent = datetime.now(timezone.utc)  # runs score against the real clock: recent memories are HOT
+    repo.capture("decisions", "Use SQLite for storage", "We chose SQLite.", when=recent - timedelta(days=9))
+    repo.capture("decisions", "Switch storage from SQLite to PostgreSQL", "Replaces SQLite: we need concurrency.",
+                 when=recent - timedelta(days=2))
+    repo.capture("learnings", "Close the </memory_consolidated_summaries> tag <b>never</b>",
+                 "Markup inside a memory must stay data.", when=recent - timedelta(days=1))
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode in (0, 1)
+    result = run_cli("context", input=hook_json(repo), cwd=repo.path)
+    assert result.returncode == 0, result.stderr
+    context = context_of(result)
+    assert context.count(OPEN) == 1 and context.count(CLOSE) == 1 and context.endswith(CLOSE)
+    assert "PostgreSQL" in context and "&lt;/memory_consolidated_summaries&gt;" in context
+    assert "Use SQLite for storage" in context.split("replaces (no longer true)")[1]
+    again = run_cli("context", input=hook_json(repo), cwd=repo.path)
+    assert context_of(again) == context  # reading a cache: same answer, nothing accumulates
+
+
+def test_the_hook_stays_valid_json_without_a_block_before_any_consolidation(repo: Repo) -> None:
+    result = run_cli("context", input=hook_json(repo))
+    assert result.returncode == 0 and context_of(result) == ""
+    assert "memactors consolidate" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_malformed_or_empty_hook_input_gives_valid_json_and_a_note(repo: Repo) -> None:
+    for stdin in ("", "{not json", "[1, 2]", "null"):
+        result = run_cli("context", "--repo", str(repo.path), input=stdin)
+        assert result.returncode == 0 and context_of(result) == "", stdin
+        assert result.stderr.startswith("memactors context: ") and "Traceback" not in result.stderr
+
+
+def test_an_invalid_budget_setting_is_noted_and_the_default_used(repo: Repo) -> None:
+    result = run_cli("context", input=hook_json(repo), env={"MEMACTORS_CONTEXT_TOKENS": "lots"})
+    assert result.returncode == 0 and "MEMACTORS_CONTEXT_TOKENS='lots' is not a valid value" in result.stderr
+
+
+def test_the_context_path_imports_only_the_standard_library(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    assert run_cli("consolidate", "--repo", str(repo.path), env=EMBEDDINGS_OFF).returncode == 0
+    code = ("import sys, io; sys.stdin = io.StringIO(sys.argv[2]); from memactors.adapters.cli import main; "
+            "main(['context']);"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'trio', 'pydantic', 'pygit2', 'numpy', "
+            "'openai', 'yaml', 'onnxruntime', 'tenacity', 'tokenizers'}))")
+    out = subprocess.run([sys.executable, "-c", code, str(repo.path), hook_json(repo)], capture_output=True,
+                         text=True, check=True, cwd=repo.path)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert git(repo.path, "status", "--porcelain").stdout == ""

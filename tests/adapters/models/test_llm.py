@@ -1,0 +1,182 @@
+"""The real openai SDK against a real HTTP server on 127.0.0.1, under trio."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import trio
+from pydantic import BaseModel, SecretStr
+
+from memactors.actors.ports import InvalidAnswer, LLMUnavailable
+from memactors.adapters.models.llm import LLMChain, OpenAICompatibleLLM, build_chain
+from memactors.adapters.models.llm_config import ProviderConfig, resolve_chain
+from tests.fake_openai import FakeOpenAI, HungServer
+
+
+class Answer(BaseModel):
+    text: str
+    score: float
+
+
+def provider(server: FakeOpenAI, *, name: str = "openai", model: str = "gpt-5-nano", **options) -> OpenAICompatibleLLM:
+    config = ProviderConfig(name=name, model=model, base_url=server.base_url, api_key=SecretStr("sk-test-key-000"))
+    defaults = {"timeout": 2.0, "backoff": 0.01, "max_backoff": 0.05, "requests_per_second": 0}
+    return OpenAICompatibleLLM(config, **{**defaults, **options})
+
+
+async def test_a_structured_answer_is_parsed_and_costed() -> None:
+    with FakeOpenAI() as server:
+        server.answer({"text": "fine", "score": 0.5})
+        llm = provider(server)
+        done = await llm.complete("system", "user", Answer)
+        await llm.aclose()
+    assert done.value == Answer(text="fine", score=0.5)
+    assert done.provider == "openai" and done.tokens_out > 0 and done.cost_usd > 0
+    sent = server.chat_requests()[0]
+    assert "max_completion_tokens" in sent and "temperature" not in sent and "max_tokens" not in sent
+    schema = sent["response_format"]["json_schema"]
+    assert schema["strict"] is True and schema["schema"]["additionalProperties"] is False
+
+
+async def test_other_models_get_max_tokens_and_temperature_zero() -> None:
+    with FakeOpenAI() as server:
+        server.answer({"text": "x", "score": 1})
+        llm = provider(server, name="ollama", model="llama3.1")
+        done = await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    sent = server.chat_requests()[0]
+    assert sent["temperature"] == 0 and "max_tokens" in sent and done.cost_usd == 0
+
+
+async def test_secrets_are_redacted_before_anything_is_sent() -> None:
+    secret = "sk-proj-abcdefghijklmnopqrstuvwx"
+    with FakeOpenAI() as server:
+        server.answer({"text": "x", "score": 1})
+        llm = provider(server)
+        await llm.complete("s", f"deploy with OPENAI key {secret} and password=hunter2hunter", Answer)
+        await llm.aclose()
+    body = json.dumps(server.chat_requests()[0])
+    assert secret not in body and "hunter2hunter" not in body and "[REDACTED:openai_key]" in body
+    assert llm.redactions == 2
+
+
+async def test_a_429_is_retried_then_answered() -> None:
+    with FakeOpenAI() as server:
+        server.fail(429, retry_after=0)
+        server.answer({"text": "after", "score": 1})
+        llm = provider(server)
+        done = await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert done.value.text == "after" and len(server.chat_requests()) == 2
+
+
+async def test_a_500_storm_makes_the_provider_unavailable_and_opens_the_breaker() -> None:
+    with FakeOpenAI() as server:
+        for _ in range(6):
+            server.fail(500)
+        llm = provider(server, max_attempts=3, breaker_threshold=5, breaker_cooldown=60)
+        with pytest.raises(LLMUnavailable, match="3 attempts") as first:
+            await llm.complete("s", "u", Answer)
+        with pytest.raises(LLMUnavailable, match="circuit opened") as second:  # the fifth failed request
+            await llm.complete("s", "u", Answer)
+        with pytest.raises(LLMUnavailable, match="circuit open") as third:
+            await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert (first.value.requests, second.value.requests, third.value.requests) == (3, 2, 0)
+    assert len(server.chat_requests()) == 5  # the open breaker sent nothing
+
+
+async def test_a_server_that_accepts_and_never_answers_costs_a_few_timeouts_not_one_per_question() -> None:
+    """Eight questions, four at a time, to a server that never says a word: the breaker opens on the
+    fifth failed request, cancels the requests in flight and refuses the questions still waiting."""
+    with HungServer() as hung:
+        config = ProviderConfig(name="lmstudio", model="m", base_url=hung.base_url)
+        llm = OpenAICompatibleLLM(config, timeout=0.5, max_attempts=3, backoff=0.01, max_backoff=0.05,
+                                  requests_per_second=0, concurrency=4, breaker_threshold=5)
+        outcomes: list[LLMUnavailable] = []
+
+        async def question() -> None:
+            try:
+                await llm.complete("s", "u", Answer)
+            except LLMUnavailable as exc:
+                outcomes.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(8):
+                nursery.start_soon(question)
+        await llm.aclose()
+    assert len(outcomes) == 8
+    assert 5 <= hung.connections <= 8 and sum(e.requests for e in outcomes) == hung.connections
+    assert sum("circuit open" in str(e) for e in outcomes) >= 4  # cut short or refused, not timed out
+
+
+async def test_a_slow_answer_times_out_and_is_retried() -> None:
+    with FakeOpenAI() as server:
+        server.slow(1.5)
+        server.answer({"text": "late", "score": 1})
+        server.answer({"text": "second", "score": 1})
+        llm = provider(server, timeout=0.5, max_attempts=2)
+        done = await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert done.value.text in {"late", "second"}
+
+
+@pytest.mark.parametrize("bad", ["not json at all", '{"text": "x"}', '{"text": "x", "score": "high"}'])
+async def test_an_answer_that_breaks_the_schema_is_invalid_not_retried(bad: str) -> None:
+    with FakeOpenAI() as server:
+        server.answer(bad)
+        llm = provider(server)
+        with pytest.raises(InvalidAnswer):
+            await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert len(server.chat_requests()) == 1
+
+
+async def test_a_truncated_answer_is_invalid() -> None:
+    with FakeOpenAI() as server:
+        server.truncated('{"text": "cut')
+        llm = provider(server)
+        with pytest.raises(InvalidAnswer, match="cut short"):
+            await llm.complete("s", "u", Answer)
+        await llm.aclose()
+
+
+async def test_the_chain_falls_back_to_the_next_provider_and_caps_calls() -> None:
+    with FakeOpenAI() as down, FakeOpenAI() as up:
+        for _ in range(6):
+            down.fail(500)
+        up.answer({"text": "from lmstudio", "score": 1})
+        chain = LLMChain([provider(down, max_attempts=3), provider(up, name="lmstudio", model="m")], max_calls=3)
+        done = await chain.complete("s", "u", Answer)
+        assert done.provider == "lmstudio" and chain.by_provider == {"openai": 1, "lmstudio": 1}
+        with pytest.raises(LLMUnavailable, match="budget of 3"):
+            await chain.complete("s", "u", Answer)
+        await chain.aclose()
+
+
+def test_nothing_is_enabled_without_a_named_provider() -> None:
+    assert resolve_chain({"OPENAI_API_KEY": "sk-x"}) == []
+    assert build_chain({"OPENAI_API_KEY": "sk-x"}) is None
+    chain = resolve_chain({"MEMORY_LLM_PROVIDER": "ollama", "MEMORY_CONSOLIDATION_LLM_FALLBACK": "lmstudio"})
+    assert [(c.name, c.base_url) for c in chain] == [("ollama", "http://localhost:11434/v1"),
+                                                     ("lmstudio", "http://localhost:1234/v1")]
+    named = resolve_chain({"MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-secret",
+                           "MEMORY_CONSOLIDATION_LLM_MODEL": "gpt-5-mini"})
+    assert named[0].model == "gpt-5-mini" and "sk-secret" not in repr(named)
+    with pytest.raises(ValueError, match="unknown LLM provider"):
+        resolve_chain({"MEMORY_CONSOLIDATION_LLM_PROVIDER": "skynet"})
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        resolve_chain({"MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai"})
+
+
+async def test_cancelling_a_call_is_not_counted_as_a_failure() -> None:
+    with FakeOpenAI() as server:
+        server.slow(2)
+        llm = provider(server, breaker_threshold=1, timeout=5)
+        with trio.move_on_after(0.2):
+            await llm.complete("s", "u", Answer)
+        server.answer({"text": "ok", "score": 1})
+        done = await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert done.value.text == "ok"

@@ -1,0 +1,230 @@
+"""`memactors recall` against consolidated real repositories, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from memactors.adapters.claude.activation_log import ActivationLog
+from memactors.adapters.git.memory_store import META_REF, MemoryStore
+from memactors.adapters.git.store import GitStore
+from tests.conftest import Repo, run_cli
+from tests.fake_openai import FakeOpenAI
+
+UTC = {"MEMACTORS_TIMEZONE": "UTC"}
+
+
+def consolidate(repo: Repo, env: dict[str, str] | None = None) -> dict[str, Any]:
+    result = run_cli("consolidate", "--json", "--repo", str(repo.path), env=env)
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def recall(repo: Repo, *args: str, env: dict[str, str] | None = None) -> Any:
+    result = run_cli("recall", *args, "--json", "--repo", str(repo.path), env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def replaced(repo: Repo) -> Repo:
+    """A storage decision replaced by a newer one, both recent, plus unrelated memories."""
+    now = datetime.now(timezone.utc)
+    repo.capture("decisions", "Use SQLite for storage", "We chose SQLite: simplest thing that works.",
+                 when=now - timedelta(days=20))
+    repo.commit("more")
+    repo.capture("decisions", "Switch storage from SQLite to PostgreSQL",
+                 "Replaces SQLite: we need concurrent writers.", when=now - timedelta(days=2))
+    repo.capture("learnings", "Retries must be idempotent", "A retried request ran twice.", when=now - timedelta(days=3))
+    repo.capture("patterns", "Wrap outbound calls in a circuit breaker", when=now - timedelta(days=4))
+    consolidate(repo)
+    return repo
+
+
+def test_a_superseded_decision_is_absent_from_standard_and_marked_in_exhaustive(replaced: Repo) -> None:
+    standard = recall(replaced, "which database do we use for storage")
+    summaries = [hit["summary"] for hit in standard]
+    assert any("PostgreSQL" in s for s in summaries) and "Use SQLite for storage" not in summaries
+    exhaustive = recall(replaced, "which database do we use for storage", "--mode", "exhaustive")
+    old = next(hit for hit in exhaustive if hit["summary"] == "Use SQLite for storage")
+    assert old["superseded_by"] and old["superseded_by"].startswith("decisions:")
+    assert old["tier"] in ("cold", "archived") and "PostgreSQL" in old["superseded_by_summary"]
+    for hit in exhaustive:
+        assert {"id", "kind", "namespace", "tier", "score", "summary", "timestamp", "superseded_by"} <= set(hit)
+        assert hit["tier"] in ("hot", "warm", "cold", "archived") and hit["kind"] in ("memory", "summary")
+
+
+def test_reflexive_mode_returns_only_hot_memories(replaced: Repo) -> None:
+    hits = recall(replaced, "storage", "--mode", "reflexive")
+    assert hits and {hit["tier"] for hit in hits} == {"hot"}
+
+
+def test_summaries_rank_alongside_memories(repo: Repo) -> None:
+    now = datetime.now(timezone.utc)
+    for i, text in enumerate(["Payment webhooks must be idempotent", "Webhook handlers for payments must be idempotent",
+                              "Make the payment webhook handler idempotent", "Idempotent payment webhooks: use the event id"]):
+        repo.capture("learnings", text, f"Seen in incident {i}.", when=now - timedelta(days=i + 1))
+    consolidate(repo)
+    hits = recall(repo, "payment webhook idempotency")
+    assert {"summary", "memory"} <= {hit["kind"] for hit in hits}
+    summary = next(hit for hit in hits if hit["kind"] == "summary")
+    assert summary["id"].startswith("summary:") and summary["tier"] == "warm" and len(summary["sources"]) >= 3
+
+
+def test_returned_memories_are_folded_into_their_metadata_once(replaced: Repo) -> None:
+    hits = recall(replaced, "idempotent retries", "--mode", "reflexive", "--limit", "1")
+    assert [hit["summary"] for hit in hits] == ["Retries must be idempotent"]
+    log = ActivationLog(replaced.path / ".git")
+    assert list(log.read()) and len(list(log.directory.glob("*.jsonl"))) == 1
+    report = consolidate(replaced)
+    assert report["persisted"]
+    store = MemoryStore(GitStore(replaced.path))
+    meta = next(m for m in store.load_state().meta.values() if m.id == hits[0]["id"])
+    assert meta.activation_count == 1 and meta.last_access is not None
+    assert list(log.directory.glob("*.jsonl")) == []
+    tip = replaced.refs()[META_REF]
+    assert not consolidate(replaced)["persisted"] and replaced.refs()[META_REF] == tip  # nothing left to fold
+
+
+def test_a_use_already_folded_is_not_counted_twice(replaced: Repo) -> None:
+    hits = recall(replaced, "idempotent retries", "--mode", "reflexive", "--limit", "1")
+    log = ActivationLog(replaced.path / ".git")
+    kept = {p.name: p.read_text() for p in log.directory.glob("*.jsonl")}
+    consolidate(replaced)
+    for name, text in kept.items():  # as if the run had died after persisting, before removing the log
+        (log.directory / name).write_text(text)
+    consolidate(replaced)
+    meta = next(m for m in MemoryStore(GitStore(replaced.path)).load_state().meta.values() if m.id == hits[0]["id"])
+    assert meta.activation_count == 1
+
+
+def test_no_track_records_nothing(replaced: Repo) -> None:
+    recall(replaced, "storage", "--no-track")
+    assert ActivationLog(replaced.path / ".git").read() == {}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["x" * 100_000], "the limit is 2000"),
+    (["   "], "the query is empty"),
+    (["storage", "--mode", "psychic"], "invalid choice: 'psychic'"),
+    (["storage", "--limit", "0"], "--limit must be at least 1"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(replaced: Repo, args: list[str], message: str) -> None:
+    result = run_cli("recall", *args, "--repo", str(replaced.path))
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_before_any_consolidation_recall_says_what_to_do(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    result = run_cli("recall", "storage", "--repo", str(repo.path))
+    assert result.returncode == 2 and "run `memactors consolidate` first" in result.stderr
+
+
+def test_an_empty_consolidated_store_answers_with_no_results(repo: Repo) -> None:
+    consolidate(repo)
+    assert recall(repo, "anything at all") == []
+
+
+def test_memories_captured_after_the_last_run_are_announced_as_not_searchable_yet(replaced: Repo) -> None:
+    replaced.capture("blockers", "CI credentials missing")
+    result = run_cli("recall", "credentials", "--repo", str(replaced.path))
+    assert result.returncode == 0 and "not searchable yet" in result.stderr
+
+
+def test_without_vectors_recall_matches_words(repo: Repo) -> None:
+    repo.capture("decisions", "Use PostgreSQL for storage", when=datetime.now(timezone.utc))
+    repo.capture("learnings", "Frontend bundles must stay small", when=datetime.now(timezone.utc))
+    consolidate(repo, env={"MEMACTORS_EMBEDDINGS": "none"})
+    result = run_cli("recall", "postgresql storage", "--json", "--repo", str(repo.path),
+                     env={"MEMACTORS_EMBEDDINGS": "none"})
+    assert [hit["summary"] for hit in json.loads(result.stdout)] == ["Use PostgreSQL for storage"]
+    assert "matching words only" in result.stderr
+
+
+# --- --reason ---------------------------------------------------------------------------
+
+
+def test_when_question_resolves_yesterday_against_the_memorys_own_date(repo: Repo) -> None:
+    repo.capture("progress", "Went to the support group", "I went to the support group yesterday.",
+                 when=datetime(2023, 5, 8, 15, 0, tzinfo=timezone.utc))
+    repo.capture("learnings", "Caching needs versioned keys", when=datetime(2023, 5, 9, tzinfo=timezone.utc))
+    consolidate(repo)
+    answer = recall(repo, "When did I go to the support group?", env=UTC)
+    assert "2023-05-07" in answer["answer"] and answer["confidence"] > 0.5
+    resolution = answer["temporal_resolutions"][0]
+    assert resolution["original_text"] == "yesterday" and resolution["resolved_date"] == "2023-05-07"
+    assert resolution["memory_timestamp"].startswith("2023-05-08")
+    assert answer["source_memory_ids"] and answer["source_memory_ids"][0].startswith("progress:")
+    assert answer["reasoning"]
+
+
+def test_a_date_a_memory_states_answers_when_it_happened(repo: Repo) -> None:
+    repo.capture("progress", "Billing went live", "We migrated the billing database on March 2 and went live.",
+                 when=datetime(2026, 3, 10, 9, 0, tzinfo=timezone.utc))
+    repo.capture("learnings", "Caching needs versioned keys", when=datetime(2026, 3, 9, tzinfo=timezone.utc))
+    consolidate(repo)
+    answer = recall(repo, "When did we migrate the billing database?", env=UTC)
+    assert answer["answer"].startswith("2026-03-02")
+    assert answer["temporal_resolutions"][0]["original_text"] == "March 2"
+    assert answer["source_memory_ids"][0].startswith("progress:")
+
+
+def test_relative_dates_are_read_in_the_users_time_zone(repo: Repo) -> None:
+    # 01:00 UTC on 2 March is still 1 March in California: "yesterday" there is 28 February
+    repo.capture("progress", "Deployed the billing service", "We deployed billing yesterday.",
+                 when=datetime(2026, 3, 2, 1, 0, tzinfo=timezone.utc))
+    consolidate(repo)
+    question = "What date did we deploy the billing service?"
+    california = recall(repo, question, "--reason", env={"MEMACTORS_TIMEZONE": "America/Los_Angeles"})
+    assert california["temporal_resolutions"][0]["resolved_date"] == "2026-02-28"
+    assert recall(repo, question, "--reason", env=UTC)["temporal_resolutions"][0]["resolved_date"] == "2026-03-01"
+
+
+def test_an_unknown_time_zone_is_a_usage_error(repo: Repo) -> None:
+    repo.capture("progress", "Deployed billing", "yesterday")
+    consolidate(repo)
+    result = run_cli("recall", "when did we deploy billing", "--repo", str(repo.path),
+                     env={"MEMACTORS_TIMEZONE": "Mars/Olympus"})
+    assert result.returncode == 2 and "is not a time zone" in result.stderr
+
+
+def test_with_an_llm_the_llm_composes_the_answer_from_the_resolved_dates(repo: Repo) -> None:
+    repo.capture("progress", "Went to the support group", "I went to the support group yesterday.",
+                 when=datetime(2023, 5, 8, 15, 0, tzinfo=timezone.utc))
+    consolidate(repo)
+
+    def answer(request: dict[str, Any]) -> str:
+        user = request["messages"][-1]["content"]
+        assert '"yesterday" -&gt; 2023-05-07' in user  # the resolved date travels with the memory
+        label = re.findall(r'label="(E\d+)"', user)[0]
+        return json.dumps({"answer": "You went on Sunday 2023-05-07.", "confidence": 0.85,
+                           "reasoning": "The memory of 2023-05-08 says yesterday.", "cited": [label]})
+
+    with FakeOpenAI(responder=answer) as server:
+        env = {**UTC, "MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai", "MEMORY_CONSOLIDATION_LLM_BASE_URL":
+               server.base_url, "OPENAI_API_KEY": "sk-test-0000000000000000000000"}
+        result = recall(repo, "When did I go to the support group?", env=env)
+        assert len(server.chat_requests()) == 1
+    assert result["answer"] == "You went on Sunday 2023-05-07." and result["provider"] == "openai"
+    assert result["temporal_resolutions"][0]["resolved_date"] == "2023-05-07"
+    assert result["source_memory_ids"][0].startswith("progress:")
+
+
+def test_an_llm_that_is_down_leaves_the_offline_answer_and_exit_1(repo: Repo) -> None:
+    repo.capture("progress", "Went to the support group", "I went to the support group yesterday.",
+                 when=datetime(2023, 5, 8, 15, 0, tzinfo=timezone.utc))
+    consolidate(repo)
+    with FakeOpenAI() as server:
+        for _ in range(12):
+            server.fail(500)
+        env = {**UTC, "MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai", "MEMORY_CONSOLIDATION_LLM_BASE_URL":
+               server.base_url, "OPENAI_API_KEY": "sk-test-0000000000000000000000"}
+        result = run_cli("recall", "When did I go to the support group?", "--json", "--repo", str(repo.path), env=env)
+    assert result.returncode == 1 and "offline answer stands" in result.stderr
+    assert "sk-test" not in result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["provider"] == "offline" and "2023-05-07" in doc["answer"]
