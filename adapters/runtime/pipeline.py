@@ -167,26 +167,15 @@ async def drive_run(
         if event.needs_user:
             raise RunNeedsUser(event.needs_user)
         if not event.conflict:
-            return RunReport(
-                run_id=request.run_id,
-                trigger=options.trigger,
-                started_at=started,
-                completed_at=clock.now(),
-                phase="failed",
-                namespaces=options.namespaces,
-                errors=errors + [f"{event.actor}: {event.error}"],
-            )
+            return _failed(request, clock, errors + [f"{event.actor}: {event.error}"])
         log.info("run %s lost a race (%s); retrying on the new state", request.run_id, event.error)
         errors.append(f"retried after a concurrent write: {event.error}")
-    return RunReport(
-        run_id=request.run_id,
-        trigger=options.trigger,
-        started_at=started,
-        completed_at=clock.now(),
-        phase="failed",
-        namespaces=options.namespaces,
-        errors=errors + ["gave up: the state refs kept moving"],
-    )
+    return _failed(request, clock, errors + ["gave up: the state refs kept moving"])
+
+
+def _failed(request: RunRequested, clock: Clock, errors: list[str]) -> RunReport:
+    return RunReport(run_id=request.run_id, trigger=request.trigger, started_at=request.started_at,
+                     completed_at=clock.now(), phase="failed", namespaces=request.namespaces, errors=errors)
 
 
 async def consolidate(
