@@ -8,19 +8,23 @@ errors (or, for `show`, an unknown ID); 2 usage or environment error;
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memactors.adapters.cli import consolidation, hooks, memories, reading, sharing
 from memactors.adapters.cli.common import EXIT_BUSY, EXIT_OK, EXIT_USAGE, UsageError, parents
 
-#: Commands that hooks run: nothing but the standard library on their path, and never an error exit.
-HOOK_COMMANDS = ("publish", "context")
+#: The command group modules, in the order `--help` lists their commands.
+GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks")
+#: Commands that hooks run (nothing but the standard library on their path, never an error exit),
+#: and the one group each needs: a hook loads only that group's module.
+HOOK_COMMANDS = {"publish": "hooks", "context": "reading"}
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[[argparse.Namespace], int]]]:
+def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParser,
+                                                          dict[str, Callable[[argparse.Namespace], int]]]:
     parser = argparse.ArgumentParser(
         prog="memactors",
         description="Consolidate the memories coding agents keep in git notes: score every memory, "
@@ -32,13 +36,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[[argpars
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     shared = parents()
     handlers: dict[str, Any] = {}
-    for group in (consolidation, memories, reading, sharing, hooks):
-        handlers.update(group.register(commands, shared))
+    for group in groups:
+        handlers.update(importlib.import_module(f"memactors.adapters.cli.{group}").register(commands, shared))
     return parser, handlers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, handlers = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((word for word in argv if not word.startswith("-")), None)
+    parser, handlers = build_parser((HOOK_COMMANDS[command],) if command in HOOK_COMMANDS else GROUPS)
     args = parser.parse_args(argv)
     if args.command in HOOK_COMMANDS:
         return handlers[args.command](args)

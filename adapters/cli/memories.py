@@ -222,6 +222,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
         row = by_ns.setdefault(item.memory.namespace, {})
         row[item.tier] = row.get(item.tier, 0) + 1
     last = store.last_run()
+    unreadable = [*view.scan.unreadable_refs.values(), *(str(e) for e in store.readable_runs()[1])]
     doc = {
         "repository": store.git.description,
         "memories": len(view.memories),
@@ -230,6 +231,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
         "skipped": dict(sorted(view.scan.skipped.items())),
         "parse_warnings": dict(sorted(view.scan.warnings.items())),
         "last_run": last,
+        "unreadable": unreadable,
     }
     columns = [t.value for t in TIER_ORDER] + ["untiered"]
     lines = [f"memactors status: {len(view.memories)} memories in {store.git.description}"]
@@ -245,8 +247,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
                      f"{last['memories_processed']} memories, {len(last.get('errors', []))} errors")
     else:
         lines.append("  no run yet: `memactors consolidate` scores and tiers every memory")
+    lines += [f"  unreadable: {line}" for line in unreadable]
     emit(args, doc, "\n".join(lines))
-    return EXIT_OK
+    return EXIT_ERRORS if unreadable else EXIT_OK
 
 
 def _cmd_tiers(args: argparse.Namespace) -> int:

@@ -218,23 +218,31 @@ def _written_by(git: GitStore, tip: str, commit: str, blob: str) -> str | None:
     return None
 
 
-def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
-    """Line-sorted notes of our state refs, each with its records rebuilt (None when a line cannot be read)."""
+def _scan_state(git: GitStore, bad_refs: set[str]) -> list[tuple[DamagedNote, bytes | None]]:
+    """Damaged notes of our state refs (refs in `bad_refs` left out), each decoded once:
+    line-sorted ones with their records rebuilt from their own lines (None when a line cannot be
+    read), and ones unreadable another way with the version history offers (see `_last_readable`)."""
     found: list[tuple[DamagedNote, list | None]] = []
-    bad = {note.ref for note, _ in _scan_bad_refs(git)}
-    tips = {ref: git.tip(ref) if ref not in bad else None for ref in STATE_KINDS}
+    unreadable: list[tuple[DamagedNote, bytes | None]] = []
+    tips = {ref: git.tip(ref) if ref not in bad_refs else None for ref in STATE_KINDS}
     for ref, kind in STATE_KINDS.items():
         tip = tips[ref]
         for commit, blob in sorted(git.notes_at(tip)) if tip else ():
             data = git.read_blob(blob)
-            documents = unsorted_documents(data)
-            if documents is None:
-                continue  # healthy, or unreadable another way: runs and sync name that themselves
             try:
                 kind.decode(commit, data)
                 continue
-            except (UnreadableState, ValueError):
-                pass
+            except (UnreadableState, ValueError) as exc:
+                reason = str(exc).splitlines()[0]
+            documents = unsorted_documents(data)
+            if documents is None:  # not a line sort: restore the newest version that reads
+                restored, source, dropped = _last_readable(git, kind, tip, commit, blob)
+                unreadable.append((DamagedNote(
+                    ref=ref, namespace=None, commit=commit, blob=blob, entries_destroyed=0,
+                    damaged_by=dropped[-1] if dropped else None, repairable=source is not None,
+                    entries_recoverable=len(kind.decode(commit, restored)) if restored else 0, damage="unreadable",
+                    reason=reason, restored_from=source, writes_dropped=dropped), restored))
+                continue
             try:
                 records: list | None = kind.decode(commit, documents)
             except (UnreadableState, ValueError):
@@ -244,7 +252,7 @@ def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
                                repairable=records is not None, entries_recoverable=len(records or []))
             found.append((note, records))
     if not found:
-        return []
+        return unreadable
     edges = _edges(git, tips[EDGES_REF], {n.commit: r for n, r in found if n.ref == EDGES_REF and r is not None})
     rebuilt: list[tuple[DamagedNote, bytes | None]] = []
     for note, records in found:
@@ -252,37 +260,13 @@ def _scan_state(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
             # Either side's supersession came back with the union; the user's resolutions win again.
             records = list(apply_resolutions({m.key: m for m in records}, edges).values())
         rebuilt.append((note, STATE_KINDS[note.ref].encode(records) if records is not None else None))
-    return rebuilt
+    return rebuilt + unreadable
 
 
-def _scan_unreadable(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
-    """State notes unreadable in a way no line sort explains, each with the version to restore.
-
-    The version restored is the note as of the newest notes commit on the ref's first-parent
-    history where it reads, or None (no note) when it did not exist there; the note says whether
-    such a commit was found. Removing a note is repair too: the runs that wrote it recompute it.
-    """
-    found: list[tuple[DamagedNote, bytes | None]] = []
-    bad = {note.ref for note, _ in _scan_bad_refs(git)}
-    for ref, kind in STATE_KINDS.items():
-        tip = git.tip(ref)
-        for commit, blob in sorted(git.notes_at(tip)) if tip and ref not in bad else ():
-            data = git.read_blob(blob)
-            try:
-                kind.decode(commit, data)
-                continue
-            except (UnreadableState, ValueError) as exc:
-                reason = str(exc).splitlines()[0]
-            if unsorted_documents(data) is not None:
-                continue  # a line sort: _scan_state rebuilds it from its own lines
-            restored, source, dropped = _last_readable(git, kind, tip, commit, blob)
-            records = len(kind.decode(commit, restored)) if restored else 0
-            note = DamagedNote(ref=ref, namespace=None, commit=commit, blob=blob, entries_destroyed=0,
-                               damaged_by=dropped[-1] if dropped else None, repairable=source is not None,
-                               entries_recoverable=records, damage="unreadable", reason=reason,
-                               restored_from=source, writes_dropped=dropped)
-            found.append((note, restored))
-    return found
+def _scan_all(git: GitStore) -> list[tuple[DamagedNote, bytes | None]]:
+    """Every damaged memory note, state ref and state note, each with what a repair would write."""
+    bad = _scan_bad_refs(git)
+    return _scan(git) + bad + _scan_state(git, {note.ref for note, _ in bad})
 
 
 def _scan_bad_refs(git: GitStore) -> list[tuple[DamagedNote, None]]:
@@ -364,7 +348,7 @@ def diagnose(target: GitStore | MemoryStore | str | os.PathLike[str]) -> list[Da
     """Every memory and state note whose current version a line-sorting merge destroyed, and every
     state note that cannot be read; reads only."""
     git = git_of(target)
-    return [note for note, _ in _scan(git) + _scan_bad_refs(git) + _scan_state(git) + _scan_unreadable(git)]
+    return [note for note, _ in _scan_all(git)]
 
 
 def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
@@ -376,7 +360,7 @@ def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: 
     """
     git = git_of(target)
     with RepoLock(git.common_dir):
-        found = _scan(git) + _scan_bad_refs(git) + _scan_state(git) + _scan_unreadable(git)
+        found = _scan_all(git)
         repaired = [note for note in (n for n, _ in found) if note.repairable]
         unrepairable = [note for note in (n for n, _ in found) if not note.repairable]
         restored = sum(note.entries_recoverable for note in repaired)

@@ -126,11 +126,13 @@ class MemoryStore:
         return outcome
 
     def load_state(self) -> StateSnapshot:
-        """Our state at the tips; raises CorruptState naming the first note that cannot be read
-        (run notes included: a run must not append to one it cannot read)."""
+        """Our state at the tips; raises CorruptState naming the first note that cannot be read,
+        the run note on HEAD included (a run appends to it). Other run notes are not read here: they
+        only grow, and `status` and `doctor` report the unreadable ones."""
         tips = {ref: self.git.tip(ref) for ref in STATE_REFS}
-        for _record in self._records(RUNS_REF, lambda commit, data: decode_runs_note(data)):
-            pass
+        head = self.head()
+        if head is not None:
+            self._runs_at(tips[RUNS_REF], head)
         meta: dict[str, MemoryMeta] = {}
         for record, _ in self._records(META_REF, decode_meta_note):
             meta[record.key] = record
@@ -169,7 +171,7 @@ class MemoryStore:
                 encoded = {commit: encode(records) if records else None for commit, records in notes.items()}
                 updates[ref] = self.git.build_notes_commit(expected_tips.get(ref), encoded, message)
         runs_tip = expected_tips.get(RUNS_REF)
-        existing = self._note_at(runs_tip, change.run_commit)
+        existing = self._runs_at(runs_tip, change.run_commit)
         updates[RUNS_REF] = self.git.build_notes_commit(
             runs_tip, {change.run_commit: encode_runs_note(existing, change.report)}, message
         )
@@ -179,6 +181,18 @@ class MemoryStore:
             raise StateConflict(str(exc)) from None
         self.git.ensure_rewrite_refs(list(STATE_REFS))
         return [ref for ref in STATE_REFS if ref in updates]
+
+    def _runs_at(self, tip: str | None, commit: str) -> bytes | None:
+        """The run note on `commit`, checked readable (CorruptState if not: nothing may append to it)."""
+        try:
+            data = self._note_at(tip, commit)
+            if data is not None:
+                decode_runs_note(data)
+        except StoreError as exc:
+            raise CorruptState(RUNS_REF, None, str(exc).splitlines()[0]) from None
+        except UnreadableState as exc:
+            raise CorruptState(RUNS_REF, commit, _reason(exc)) from None
+        return data
 
     def _note_at(self, tip: str | None, commit: str) -> bytes | None:
         if tip is None:

@@ -369,6 +369,7 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
         return STATE_KINDS[RUNS_REF].encode(runs)
 
     same_as_remote = True
+    descends = _ahead(git, local, remote, 0)  # history alone; a rebuilt remote note below makes it a merge
     for commit, blob in theirs.items():
         if mine.get(commit) == blob:
             continue
@@ -378,7 +379,7 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
             plan.added_locally += len(decode_runs_note(their_data))
             continue
         my_data = runs_of(mine[commit], "local", commit)
-        ahead = _ahead(git, local, remote, plan.rebuilt)
+        ahead = descends if descends == "local" or not plan.rebuilt else None
         merged = (their_data if ahead == "remote" else my_data if ahead == "local"
                   else merge_runs_note(my_data, their_data))
         count = lambda data: {str(r.get("run_id")) for r in decode_runs_note(data)}  # noqa: E731

@@ -83,6 +83,15 @@ def test_the_publish_path_imports_only_the_standard_library(repo: Repo) -> None:
     assert [e["kind"] for e in inbox_of(repo)] == ["commit"]
 
 
+def test_a_hook_loads_only_the_command_group_it_runs(repo: Repo) -> None:
+    """The hook path parses its own command only: the other groups' modules cost every agent turn."""
+    code = ("import sys; from memactors.adapters.cli import main; main(['publish', 'commit', '--repo', sys.argv[1]]);"
+            "print(sorted(m for m in sys.modules if m.startswith('memactors.adapters.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code, str(repo.path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[0] == str(["memactors.adapters.cli.common", "memactors.adapters.cli.hooks",
+                                             "memactors.adapters.cli.main"])
+
+
 def test_a_corrupt_inbox_file_is_moved_aside_once(repo: Repo) -> None:
     inbox = Inbox(repo.path / ".git")
     inbox.drop("commit")

@@ -342,3 +342,22 @@ def test_a_state_ref_pointed_at_a_blob_is_named_and_moved_back_where_its_reflog_
     assert run_cli("doctor", "--repair", "--repo", str(store_of_facts.path)).returncode == 0
     assert GitStore(store_of_facts.path).tip(META_REF) == good
     assert run_cli("consolidate", "--repo", str(store_of_facts.path)).returncode == 0
+
+
+def test_a_garbage_run_note_off_head_is_reported_by_status_and_doctor_and_runs_go_on(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    assert run_cli("consolidate", "--repo", str(repo.path), env=NO_EMBEDDINGS).returncode == 0
+    older = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+    repo.commit("later")
+    repo.capture("decisions", "Switch storage to PostgreSQL")
+    assert run_cli("consolidate", "--repo", str(repo.path), env=NO_EMBEDDINGS).returncode == 0
+    _write_state(repo, RUNS_REF, {older: b"garbage {"})  # by hand: the tip no longer names the last run
+
+    status = run_cli("status", "--json", "--repo", str(repo.path))
+    assert status.returncode == 1, status.stderr
+    reported = json.loads(status.stdout)
+    assert reported["last_run"] is not None  # the readable run on HEAD, not "no run yet"
+    assert [line.split(" is ")[0] for line in reported["unreadable"]] == [f"{RUNS_REF} note on {older[:12]}"]
+    assert [(d.ref, d.commit, d.damage) for d in diagnose(repo.path)] == [(RUNS_REF, older, "unreadable")]
+    repo.capture("learnings", "Retries must be idempotent")
+    assert run_cli("consolidate", "--repo", str(repo.path), env=NO_EMBEDDINGS).returncode == 0  # HEAD's note reads
