@@ -101,9 +101,10 @@ class SupersessionJudge(JoiningActor):
         for verdict in sorted(verdicts, key=lambda v: by_key[v.newer].timestamp):
             if verdict.relation is Relation.SUPERSEDES:
                 superseded_by[verdict.older] = verdict.newer
-            elif verdict.relation is Relation.SUBSUMES and verdict.container:
-                lesser = verdict.older if verdict.container == verdict.newer else verdict.newer
-                superseded_by[lesser] = verdict.container
+            elif verdict.relation is Relation.SUBSUMES and verdict.container == verdict.newer:
+                # an older memory that already says everything a newer one does leaves the newer standing
+                # (listings fold the two as copies): a newer memory is never superseded by an older one
+                superseded_by[verdict.older] = verdict.newer
         withdrawn = withdrawn_edges(verdicts, scanned.prior.edges)
         released = {
             e.target_key for e in withdrawn

@@ -10,6 +10,7 @@ import trio
 
 from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
+from memactors.events.quality import QualityPolicy
 from memactors.actors.ports import Clock, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
@@ -55,11 +56,13 @@ class Persister(JoiningActor):
     joins_if_published = (ClustersFormed, ClustersSummarized, SupersessionsJudged)
     publishes = (RunCompleted, RunFailed)
 
-    def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None) -> None:
+    def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None,
+                 quality: QualityPolicy | None = None) -> None:
         super().__init__(bus)
         self._sink = sink
         self._clock = clock
         self._read_model = read_model
+        self._quality = quality or QualityPolicy()
 
     async def handle_run(self, events: Joined) -> None:
         scanned, tiered = events[MemoriesScanned], events[MemoriesTiered]
@@ -83,6 +86,10 @@ class Persister(JoiningActor):
             for sid, old in prior.summaries.items():
                 if sid not in live and set(old.source_keys) <= in_scope:
                     summary_changes[sid] = None  # its cluster is gone: the summary is stale
+            if summarized is not None:
+                resummarized = {c.id for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched}
+                for sid in (resummarized & prior.summaries.keys()) - new_summaries.keys():
+                    summary_changes[sid] = None  # summarized again and found nothing readable to say
         edge_changes = self._edges(scanned, formed, judged, new_summaries, summary_changes, now)
 
         usage = (summarized.usage if summarized else TokenUsage()) + (judged.usage if judged else TokenUsage())
@@ -178,6 +185,7 @@ class Persister(JoiningActor):
             scanned.memories, {m.key: m for m in metas},
             {m.key: s for m, s in zip(tiered.metas, tiered.scores)}, summaries.values(),
             run_id=scanned.run_id, generated_at=self._clock.now(), memory_tips=scanned.memory_tips,
+            quality=self._quality, reference_time=tiered.reference_time,
         )
         try:
             await trio.to_thread.run_sync(self._read_model.write, model)

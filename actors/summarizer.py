@@ -22,13 +22,17 @@ from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.memory import Memory
+from memactors.events.memory_text import display_title
 from memactors.events.pipeline import ClustersFormed, ClustersSummarized, MemoriesScanned
+from memactors.events.quality import QualityPolicy, assess
 from memactors.events.report import TokenUsage
 from memactors.events.summary import DecisionFact, Summary
 
 progress = logging.getLogger("memactors.progress")
 #: An LLM's self-reported confidence is capped: it has not seen the code.
 MAX_LLM_CONFIDENCE = 0.9
+#: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.43).
+WELL_FORMED = 0.5
 
 
 class Summarizer(JoiningActor):
@@ -48,8 +52,9 @@ class Summarizer(JoiningActor):
     publishes = (ClustersSummarized,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4,
-                 batch_memories: int = 40, llm_deadline: float = 600.0) -> None:
+                 batch_memories: int = 40, llm_deadline: float = 600.0, quality: QualityPolicy | None = None) -> None:
         super().__init__(bus)
+        self._quality = quality or QualityPolicy()
         self._llm_deadline = llm_deadline
         self._llm = llm
         self._clock = clock
@@ -59,7 +64,9 @@ class Summarizer(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
-        todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched]
+        # a cluster with no readable member gets no summary: there is nothing in it worth showing
+        todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched
+                and any(display_title(by_key[k].summary, by_key[k].body).readable for k in c.members)]
         if todo:
             progress.info("summarizing %d clusters%s...", len(todo), " with the LLM" if self._llm else "")
         summaries: list[Summary] = []
@@ -124,11 +131,11 @@ class Summarizer(JoiningActor):
                 return written, usage, None
             why = f"summaries of {len(clusters)} clusters ({', '.join(c.id for c in clusters)}): {asked.why}"
         written = [
-            extractive.summarize(cluster, members, superseded=_older_decisions(members), run_id=run_id, now=now,
-                                 summary_id=cluster.id, fallback_reason=why)
+            extractive.summarize(cluster, members, superseded=_older_decisions(members, self._quality), run_id=run_id, now=now,
+                                 summary_id=cluster.id, fallback_reason=why, quality=self._quality)
             for cluster, members in zip(clusters, groups)
         ]
-        return written, usage, why
+        return [s for s in written if s is not None], usage, why
 
     @staticmethod
     def _from_answer(cluster: Cluster, members: Sequence[Memory], answer: SummaryAnswer, provider: str,
@@ -170,7 +177,13 @@ def _pack(clusters: Sequence[Cluster], max_memories: int) -> list[list[Cluster]]
     return batches
 
 
-def _older_decisions(members: Sequence[Memory]) -> set[str]:
-    """Decisions a newer decision of the same cluster follows: the extractive view of 'replaced'."""
+def _older_decisions(members: Sequence[Memory], quality: QualityPolicy) -> set[str]:
+    """Decisions a newer, well-formed decision of the same cluster follows: the extractive view of
+    'replaced' (a transcript fragment that mentions a decision replaces nothing)."""
     decisions = sorted((m for m in members if m.namespace == "decisions"), key=lambda m: m.timestamp)
-    return {m.key for m in decisions[:-1]}
+    formed = [m for m in decisions
+              if assess(quality, summary=m.summary, body=m.body, tags=m.tags).score >= WELL_FORMED]
+    if not formed:
+        return set()
+    newest = formed[-1]
+    return {m.key for m in decisions if m.timestamp < newest.timestamp}

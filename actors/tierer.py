@@ -11,7 +11,8 @@ from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
-from memactors.events.retention import RetentionPolicy, scores, tier_for
+from memactors.events.quality import assess
+from memactors.events.retention import RetentionPolicy, reference_time, scores, tier_for
 from memactors.events.tier import TIER_ORDER
 
 
@@ -19,8 +20,10 @@ class Tierer(JoiningActor):
     """Joins a run's scan (and its supersession verdicts, when a judge runs) and tiers it.
 
     Inputs come from the prior metadata (last access, activation count,
-    supersession, consolidation) and the memory itself (creation time);
-    `now` is the run's start, so a run is deterministic.
+    supersession, consolidation) and the memory itself (creation time, and
+    the quality of its content); recency counts from the policy's reference
+    time (the store's newest memory, or the run's start on the wall clock),
+    so a run is deterministic.
     """
 
     name = "tierer"
@@ -31,6 +34,7 @@ class Tierer(JoiningActor):
     def __init__(self, bus: Bus, policy: RetentionPolicy) -> None:
         super().__init__(bus)
         self._policy = policy
+        self._quality: dict[str, float] = {}  # by memory key: a key names immutable content
 
     async def handle_run(self, events: Joined) -> None:
         judged = events.get(SupersessionsJudged)
@@ -39,8 +43,12 @@ class Tierer(JoiningActor):
         await self.bus.publish(self._tier(events[MemoriesScanned], verdicts, released))
 
     def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str], released: frozenset[str]) -> MemoriesTiered:
-        now = scanned.request.started_at
         memories = scanned.memories
+        now = reference_time(self._policy, scanned.request.started_at, (m.timestamp for m in memories))
+        known = self._quality
+        self._quality = {m.key: known[m.key] if m.key in known else
+                         assess(self._policy.quality, summary=m.summary, body=m.body, tags=m.tags).score
+                         for m in memories}
         priors = [scanned.prior.meta.get(m.key) for m in memories]
         uses = [_fold(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
         # a supersession stands until a verdict replaces it or overturns it (`released`)
@@ -57,6 +65,7 @@ class Tierer(JoiningActor):
             activation_counts=np.fromiter((count for _, count in uses), dtype=np.float64, count=len(memories)),
             superseded=np.fromiter((s is not None for s in superseded_by), dtype=bool, count=len(memories)),
             now=now,
+            quality=np.fromiter((self._quality[m.key] for m in memories), dtype=np.float64, count=len(memories)),
         )
         policy = self._policy
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})
@@ -95,6 +104,7 @@ class Tierer(JoiningActor):
             run_id=scanned.run_id,
             metas=tuple(metas),
             scores=tuple(values.tolist()),
+            reference_time=now,
             tier_counts={str(k): v for k, v in counts.items()},
             tier_transitions=dict(sorted(moves.items())),
         )

@@ -50,10 +50,10 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def readable(text: str) -> bool:
-    """A line a person reads as a statement: no markup or cut marks, starts like a sentence, mostly words."""
+    """A line a person reads as a statement: no markup or cut marks, starts with a word, mostly words."""
     text = text.strip()
     tokens = text.split()
-    if len(tokens) < 4 or _MARKUP.search(text) or not (text[0].isupper() or text[0].isdigit()):
+    if len(tokens) < 4 or _MARKUP.search(text) or not text[0].isalnum():
         return False
     return sum(bool(_WORD.fullmatch(t.strip(".,;:()'\"!?"))) for t in tokens) / len(tokens) >= 0.6
 

@@ -109,11 +109,14 @@ class SupersessionsJudged(RunEvent):
 class MemoriesTiered(RunEvent):
     """New metadata for every memory in scope, with tier counts and moves.
 
-    `scores[i]` is the retention score `metas[i]` was tiered by.
+    `scores[i]` is the retention score `metas[i]` was tiered by, with
+    recency counted from `reference_time` (the store clock's or the wall
+    clock's "now").
     """
 
     metas: tuple[MemoryMeta, ...]
     scores: tuple[float, ...] = ()
+    reference_time: datetime | None = None
     tier_counts: dict[str, int]
     tier_transitions: dict[str, int]
 

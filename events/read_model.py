@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memactors.events.tier import Tier
 
-READ_MODEL_VERSION = 1
+READ_MODEL_VERSION = 2
 
 
 class EntryKind(StrEnum):
@@ -45,6 +45,13 @@ class IndexedEntry(BaseModel):
     last_access: datetime | None = None
     activation_count: int = 0
     summary: str
+    title: str = ""
+    readable: bool = True
+    quality: float = 1.0
+    copy_of: str | None = None
+    copies: int = 1
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
     excerpt: str = ""
     tags: tuple[str, ...] = ()
     superseded_by: str | None = None
@@ -62,7 +69,7 @@ class ReadModel(BaseModel):
     `embedding_texts[i]` belongs to `entries[i]` (the memories' texts are the
     clusterer's, so their vectors come from the cache). `memory_tips` are the
     memory refs as scanned: a reader compares them to tell whether memories
-    arrived since.
+    arrived since. `reference_time` is the "now" the run's recency counted from.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -70,6 +77,7 @@ class ReadModel(BaseModel):
     version: int = READ_MODEL_VERSION
     run_id: str
     generated_at: datetime
+    reference_time: datetime | None = None
     memory_tips: dict[str, str]
     entries: tuple[IndexedEntry, ...]
     embedding_texts: tuple[str, ...]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
+from memactors.events.quality import QualityPolicy
 from memactors.events.tier import Tier
 
 DEFAULT_IMPORTANCE: dict[str, float] = {
@@ -29,8 +31,15 @@ DEFAULT_IMPORTANCE: dict[str, float] = {
 class RetentionPolicy(BaseModel):
     """Every weight and threshold of the retention score.
 
-    score = w_r * recency + w_a * activation + w_i * importance, clamped to
-    [0, 1], then multiplied by `superseded_factor` for superseded memories.
+    score = (w_r * recency + w_a * activation + w_i * importance, clamped to
+    [0, 1]) * quality, then multiplied by `superseded_factor` for superseded
+    memories. Quality (events/quality.py) multiplies the whole score rather
+    than importance alone: only then is a cut, auto-captured fragment
+    (quality <= 0.85 * 0.5) never HOT however fresh and used it is, where a
+    multiplier on importance would still let recency and activation carry it
+    to 0.6. `recency_clock` says what "now" recency is measured from: the
+    newest memory of the store (`store`, so a dormant project keeps its
+    tiers) or the wall clock (`wall`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -46,6 +55,8 @@ class RetentionPolicy(BaseModel):
     hot_threshold: float = 0.6
     warm_threshold: float = 0.3
     cold_threshold: float = 0.1
+    quality: QualityPolicy = Field(default_factory=QualityPolicy)
+    recency_clock: Literal["store", "wall"] = "store"
 
 
 class RetentionScore(BaseModel):
@@ -58,12 +69,22 @@ class RetentionScore(BaseModel):
     activation: float
     importance: float
     superseded: bool
+    quality: float = 1.0
 
 
 def _clamp(value: float) -> float:
     if value != value:  # NaN
         return 0.0
     return 1.0 if value > 1.0 else 0.0 if value < 0.0 else value
+
+
+def reference_time(policy: RetentionPolicy, wall: datetime, timestamps: Iterable[datetime]) -> datetime:
+    """The "now" recency counts from: the newest memory's time on the store clock (never after `wall`;
+    `wall` for an empty store), `wall` on the wall clock. Recall uses do not move the store clock."""
+    if policy.recency_clock == "wall":
+        return wall
+    newest = max(timestamps, default=None)
+    return wall if newest is None or newest > wall else newest
 
 
 def factors(
@@ -75,6 +96,7 @@ def factors(
     activation_count: int,
     superseded: bool,
     now: datetime,
+    quality: float = 1.0,
 ) -> tuple[float, float, float, float]:
     """(score, recency, activation, importance), each in [0, 1], for one memory at `now`."""
     anchor = created if last_access is None or last_access < created else last_access
@@ -88,7 +110,7 @@ def factors(
         policy.weight_recency * recency
         + policy.weight_activation * activation
         + policy.weight_importance * importance
-    )
+    ) * _clamp(quality)
     if superseded:
         total = _clamp(total * policy.superseded_factor)
     return total, recency, activation, importance
@@ -103,14 +125,16 @@ def score(
     activation_count: int,
     superseded: bool,
     now: datetime,
+    quality: float = 1.0,
 ) -> RetentionScore:
     """Retention in [0, 1] for one memory at `now` (aware datetimes), with its factors."""
     total, recency, activation, importance = factors(
         policy, namespace=namespace, created=created, last_access=last_access,
-        activation_count=activation_count, superseded=superseded, now=now,
+        activation_count=activation_count, superseded=superseded, now=now, quality=quality,
     )
     return RetentionScore(
-        score=total, recency=recency, activation=activation, importance=importance, superseded=superseded
+        score=total, recency=recency, activation=activation, importance=importance, superseded=superseded,
+        quality=_clamp(quality),
     )
 
 
@@ -122,6 +146,7 @@ def scores(
     activation_counts: NDArray[np.float64],
     superseded: NDArray[np.bool_],
     now: datetime,
+    quality: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """`factors(...)[0]` for many memories at once; `anchors` are POSIX seconds of the later of
     creation and last access. Same formula, vectorised for runs over 100k memories."""
@@ -136,6 +161,8 @@ def scores(
         policy.weight_recency * recency + policy.weight_activation * activation + policy.weight_importance * importance,
         0.0, 1.0,
     )
+    if quality is not None:
+        total = total * np.clip(np.nan_to_num(quality, nan=0.0), 0.0, 1.0)
     total = np.where(superseded, np.clip(total * policy.superseded_factor, 0.0, 1.0), total)
     return np.nan_to_num(total, nan=0.0)
 

@@ -31,9 +31,8 @@ from pathlib import Path
 
 import pygit2
 
-from memactors.adapters.git.note_format import append_entry, serialize_entry
+from memactors.adapters.git.note_format import append_entry, parse_note, serialize_entry
 from memactors.adapters.git.store import GitStore
-from memactors.events.memory import memory_key
 from tests.realistic_facts import BY_ID, FACTS, Fact
 
 #: The dormant store: written over eight days, then left alone for a year.
@@ -98,7 +97,7 @@ def _lower_first(text: str) -> str:
 def _paragraphs_for(fact: Fact, rng: random.Random) -> list[_Paragraph]:
     """How a session talks about a fact: prose with a signal phrase, often a block, sometimes a box or table."""
     point, why = fact.point.rstrip("."), fact.why
-    lead = {"decisions": f"After comparing the options we decided to {_lower_first(point)}.",
+    lead = {"decisions": f"After comparing the options we decided on this. {point}.",
             "learnings": f"Turns out {_lower_first(point)}.",
             "blockers": f"We are blocked by this: {_lower_first(point)}.",
             "progress": f"Implemented the change. {point}.",
@@ -206,8 +205,10 @@ def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, s
     commits: list[str] = []
 
     def write(namespace: str, front: dict, body: str, commit: str, truth: Truth) -> None:
-        notes[namespace][commit] = append_entry(notes[namespace].get(commit), serialize_entry(front, body))
-        store.truth[memory_key(namespace, front["timestamp"], front["summary"], body)] = truth
+        entry = serialize_entry(front, body)
+        notes[namespace][commit] = append_entry(notes[namespace].get(commit), entry)
+        for memory in parse_note(namespace, commit, append_entry(None, entry)).memories:
+            store.truth[memory.key] = truth  # the key as a reader computes it (YAML folds some summaries)
         store.entries += 1
 
     sessions_per_day = 4 * scale

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from memactors.actors.algorithms.near_duplicates import copy_groups
 from memactors.events.memory import Memory
 
 _WORDS = re.compile(r"[^\w]+", re.UNICODE)
@@ -36,14 +37,18 @@ def content_hash(memory: Memory) -> str:
 
 
 def duplicate_groups(memories: Sequence[Memory]) -> dict[str, list[str]]:
-    """canonical key -> keys of its exact duplicates (same namespace, same content).
+    """canonical key -> keys of its copies: the same content, or the same capture cut differently
+    (actors/algorithms/near_duplicates.py).
 
     The newest memory of a group is canonical: it carries the latest
-    timestamp of the fact; the rest are redundant.
+    timestamp of the fact, and a newer memory is never marked superseded by
+    an older one; the rest are redundant. (Listings show the group's most
+    complete copy, which may be an older one.)
     """
-    groups: dict[tuple[str, str], list[Memory]] = {}
-    for memory in memories:
-        groups.setdefault((memory.namespace, content_hash(memory)), []).append(memory)
+    by_key = {m.key: m for m in memories}
+    groups: dict[str, list[Memory]] = {}
+    for key, head in copy_groups(memories).items():
+        groups.setdefault(head, []).append(by_key[key])
     result: dict[str, list[str]] = {}
     for members in groups.values():
         if len(members) > 1:

@@ -1,4 +1,4 @@
-"""The offline summarizer: picks the sentences and facts that best represent a cluster."""
+"""The offline summarizer: the best standing member leads, complete sentences of the others are its facts."""
 
 from __future__ import annotations
 
@@ -8,23 +8,17 @@ from datetime import datetime
 
 from memactors.events.cluster import Cluster
 from memactors.events.memory import Memory
+from memactors.events.memory_text import sentences
+from memactors.events.quality import QualityPolicy, assess
 from memactors.events.summary import DecisionFact, Summary
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 #: Offline summaries are extractive, not understood: say so in the confidence.
 OFFLINE_CONFIDENCE = 0.4
+MAX_KEY_FACTS = 8
 
 
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def _first_sentence(text: str) -> str:
-    for part in _SENTENCE.split(text):
-        part = part.strip(" -*#>`")
-        if len(part) > 3:
-            return part[:240]
-    return ""
 
 
 def summarize(
@@ -36,48 +30,62 @@ def summarize(
     now: datetime,
     summary_id: str,
     fallback_reason: str | None = None,
-) -> Summary:
-    """An extractive summary: the most central memory leads, the next most central are key facts.
+    quality: QualityPolicy | None = None,
+) -> Summary | None:
+    """An extractive summary, or None when no member has a readable title (nothing worth showing).
 
-    `members` are in the cluster's order; `superseded` holds keys the
-    cluster's own evidence marks as replaced (listed as superseded facts),
+    The lead is the standing (not superseded) member of highest quality,
+    the newest among equals: its title is the summary's text. Key facts are
+    distinct complete sentences of standing members' bodies, best members
+    first, never a member's title. `superseded` holds keys the cluster's own
+    evidence marks as replaced (listed as superseded facts, by title),
     except restatements of a fact that still stands: those are not stale.
     """
-    standing = {_norm(m.summary) for m in members if m.key not in superseded}
-    superseded = {m.key for m in members if m.key in superseded and _norm(m.summary) not in standing}
-    order = sorted(range(len(members)), key=lambda i: -cluster.centrality[i] if cluster.centrality else i)
-    lead = members[order[0]]
-    detail = _first_sentence(lead.body)
-    text = lead.summary if not detail or detail in lead.summary else f"{lead.summary}. {detail}"
+    policy = quality or QualityPolicy()
+    rated = {m.key: assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in members}
+    titles = {m.key: rated[m.key].title for m in members}
+    standing_titles = {_norm(titles[m.key]) for m in members if m.key not in superseded}
+    superseded = {m.key for m in members if m.key in superseded and _norm(titles[m.key]) not in standing_titles}
+    standing = sorted((m for m in members if m.key not in superseded),
+                      key=lambda m: (-rated[m.key].score, -m.timestamp.timestamp(), m.key))
+    readable = [m for m in standing if rated[m.key].readable]
+    if not readable:
+        return None
+    lead = readable[0]
+    sibling_titles = {_norm(t) for t in titles.values()}
     facts: list[str] = []
-    for i in order:
-        fact = members[i].summary.strip()
-        if members[i].key not in superseded and fact and fact not in facts:
-            facts.append(fact)
+    seen: set[str] = set(sibling_titles)
+    for member in readable:
+        for sentence in sentences(member.body):
+            key = _norm(sentence)
+            if key and key not in seen:
+                seen.add(key)
+                facts.append(sentence)
     decisions = tuple(
         DecisionFact(
-            decision=m.summary,
-            rationale=_first_sentence(m.body),
+            decision=titles[m.key],
+            rationale=next(iter(sentences(m.body)), ""),
             outcome="superseded" if m.key in superseded else "current",
         )
         for m in sorted(members, key=lambda m: m.timestamp)
-        if m.namespace == "decisions"
+        if m.namespace == "decisions" and rated[m.key].readable
     )
     stamps = [m.timestamp for m in members]
     return Summary(
         id=summary_id,
         cluster_id=cluster.id,
-        text=text[:500],
-        key_facts=tuple(facts[:8]),
+        text=titles[lead.key],
+        key_facts=tuple(facts[:MAX_KEY_FACTS]),
         decisions=decisions,
-        superseded_facts=tuple(dict.fromkeys(m.summary for m in members if m.key in superseded)),
+        superseded_facts=tuple(dict.fromkeys(titles[m.key] for m in members
+                                             if m.key in superseded and rated[m.key].readable)),
         source_keys=tuple(m.key for m in members),
         source_ids=tuple(m.id for m in members),
         earliest=min(stamps),
         latest=max(stamps),
         confidence=OFFLINE_CONFIDENCE,
         provider="offline",
-        model="extractive-v1",
+        model="extractive-v2",
         created_at=now,
         run_id=run_id,
         fallback_reason=fallback_reason,

@@ -8,8 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from memactors.actors.algorithms.clustering import embedding_text
+from memactors.actors.algorithms.near_duplicates import copy_groups
 from memactors.events.memory import Memory
+from memactors.events.memory_text import display_title, is_echo
 from memactors.events.metadata import MemoryMeta
+from memactors.events.quality import QualityPolicy, assess
 from memactors.events.read_model import EntryKind, IndexedEntry, ReadModel
 from memactors.events.summary import Summary
 from memactors.events.terms import terms
@@ -35,35 +38,68 @@ def build_read_model(
     run_id: str,
     generated_at: datetime,
     memory_tips: Mapping[str, str],
+    quality: QualityPolicy | None = None,
+    reference_time: datetime | None = None,
 ) -> ReadModel:
-    """Every memory (with its tier, score and supersession) and every summary, in one model.
+    """Every memory (with its tier, score, supersession, title and quality) and every summary, in one model.
 
     `metas` and `scores` are the run's final values by memory key; a memory
-    without metadata is left out (it has no tier yet).
+    without metadata is left out (it has no tier yet). Copies of one capture
+    are grouped (actors/algorithms/near_duplicates.py): the most complete
+    copy answers for the group, standing unless the group's newest copy was
+    superseded by a memory outside the group, scored as its best standing copy.
     """
-    by_key = {m.key: m for m in memories}
+    policy = quality or QualityPolicy()
+    kept = [m for m in memories if m.key in metas]
+    by_key = {m.key: m for m in kept}
+    assessed = {m.key: assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in kept}
+    group_of = copy_groups(kept)
+    members: dict[str, list[str]] = {}
+    for key, head in group_of.items():
+        members.setdefault(head, []).append(key)
+
+    def outside(key: str) -> str | None:
+        """What supersedes `key`, unless it is a copy of the same capture."""
+        newer = metas[key].superseded_by
+        return newer if newer and group_of.get(newer) != group_of[key] else None
+
     replaced: dict[str, list[str]] = {}
-    for memory in memories:
-        meta = metas.get(memory.key)
-        newer = by_key.get(meta.superseded_by) if meta and meta.superseded_by else None
-        if newer is not None and newer.summary.strip().lower() != memory.summary.strip().lower():
-            replaced.setdefault(newer.key, []).append(memory.summary)
+    for memory in kept:
+        newer = outside(memory.key)
+        if newer in by_key and group_of[newer] != group_of[memory.key]:
+            title = assessed[memory.key].title
+            into = replaced.setdefault(group_of[newer], [])
+            if title.casefold() != assessed[newer].title.casefold() and title not in into:
+                into.append(title)
 
     entries: list[IndexedEntry] = []
     texts: list[str] = []
-    for memory in memories:
-        meta = metas.get(memory.key)
-        if meta is None:
-            continue
-        newer = by_key.get(meta.superseded_by) if meta.superseded_by else None
+    for memory in kept:
+        meta, quality_of = metas[memory.key], assessed[memory.key]
+        head = group_of[memory.key]
+        group = members[head]
+        newer_key = meta.superseded_by
+        score, tier, first_seen, last_seen = scores.get(memory.key, 0.0), meta.tier, None, None
+        if head == memory.key and len(group) > 1:
+            newest = max(group, key=lambda k: (by_key[k].timestamp, k))
+            newer_key = outside(newest)
+            standing = [k for k in group if outside(k) is None] if newer_key is None else [newest]
+            best = max(standing or group, key=lambda k: scores.get(k, 0.0))
+            score, tier = scores.get(best, 0.0), metas[best].tier
+            first_seen = min(by_key[k].timestamp for k in group)
+            last_seen = by_key[newest].timestamp
+        newer = by_key.get(newer_key) if newer_key else None
         entries.append(IndexedEntry(
-            kind=EntryKind.MEMORY, id=memory.id, key=memory.key, namespace=memory.namespace, tier=meta.tier,
-            score=round(scores.get(memory.key, 0.0), 4), timestamp=memory.timestamp,
+            kind=EntryKind.MEMORY, id=memory.id, key=memory.key, namespace=memory.namespace, tier=tier,
+            score=round(score, 4), timestamp=memory.timestamp,
             last_access=meta.last_access, activation_count=meta.activation_count,
-            summary=memory.summary, excerpt=_flat(memory.body, EXCERPT_CHARS), tags=memory.tags,
-            superseded_by=newer.id if newer else meta.superseded_by,
-            superseded_by_text=newer.summary if newer else None,
-            supersedes=tuple(replaced.get(memory.key, ())[:MAX_SUPERSEDES]),
+            summary=memory.summary, title=quality_of.title, readable=quality_of.readable,
+            quality=quality_of.score, copy_of=None if head == memory.key else head, copies=len(group),
+            first_seen=first_seen, last_seen=last_seen,
+            excerpt=_flat(memory.body, EXCERPT_CHARS), tags=memory.tags,
+            superseded_by=newer.id if newer else newer_key,
+            superseded_by_text=assessed[newer.key].title if newer else None,
+            supersedes=tuple(replaced.get(memory.key, ())[:MAX_SUPERSEDES]) if head == memory.key else (),
             consolidated_into=meta.consolidated_into,
             terms=terms(" ".join((memory.summary, " ".join(memory.tags), memory.spec or "", memory.body))),
         ))
@@ -74,8 +110,10 @@ def build_read_model(
         live = [k for k in members if not metas[k].superseded_by] or members
         namespaces = Counter(metas[k].namespace for k in members)
         facts = "; ".join(summary.key_facts)
+        title = display_title(summary.text, "")
         entries.append(IndexedEntry(
             kind=EntryKind.SUMMARY, id=f"summary:{summary.id}", key=f"summary:{summary.id}",
+            title=title.text, readable=title.readable and not is_echo(summary.text),
             namespace=namespaces.most_common(1)[0][0] if namespaces else "summary", tier=Tier.WARM,
             score=round(max((scores.get(k, 0.0) for k in live), default=0.0), 4), timestamp=summary.latest,
             summary=_flat(summary.text, 400), excerpt=_flat(facts, EXCERPT_CHARS),
@@ -84,5 +122,6 @@ def build_read_model(
             terms=terms(" ".join((summary.text, facts))),
         ))
         texts.append(f"{summary.text}\n{facts}".strip())
-    return ReadModel(run_id=run_id, generated_at=generated_at, memory_tips=dict(memory_tips),
+    return ReadModel(run_id=run_id, generated_at=generated_at, reference_time=reference_time,
+                     memory_tips=dict(memory_tips),
                      entries=tuple(entries), embedding_texts=tuple(texts))

@@ -8,12 +8,21 @@ kNN, no LLM, no third-party import: it must start, read and render in a
 few tens of milliseconds. Whatever goes wrong, it prints valid hook JSON
 (without a block), says why on stderr and exits 0.
 
-Priority of a candidate (summaries and HOT memories) for the session:
+Candidates are readable summaries and the best standing, readable memories
+of any tier (a 40-day-old decision is never HOT on an active store but may
+be the most important thing to know); memories below the quality threshold
+(`MEMACTORS_CONTEXT_MIN_QUALITY`, 0.5: cut transcript windows, code, echoes)
+never enter. Priority of a candidate for the session:
 `w_relevance·relevance + w_recency·recency + w_activation·activation + w_retention·score`,
 where relevance is the share of its terms found in the working directory
 and the recently changed files, recency decays with the retention
-half-life from its later of capture and last use, activation is
-`ln(1+uses)/ln(21)`, and score is its retention at the last run.
+half-life from its later of capture and last use, counted from the store's
+newest memory (`MEMACTORS_RECENCY_CLOCK=store`, the default, as the run's
+tiers are) or from now (`wall`), activation is `ln(1+uses)/ln(21)`, and
+score is its retention (quality included) at the last run. The key
+decisions and learnings (`MEMACTORS_CONTEXT_KEY_ITEMS`, 8) are chosen
+first, the rest by priority; every item is one line: title, date, what it
+replaces.
 """
 
 from __future__ import annotations
@@ -31,7 +40,10 @@ from typing import Any
 from memactors.events.terms import overlap, terms
 
 TAG = "memory_consolidated_summaries"
-BLOCK_VERSION = 1
+BLOCK_VERSION = 2
+CONTEXT_VERSION = 2
+#: What a session most needs to know first: what was decided and what was learned.
+KEY_NAMESPACES = ("decisions", "learnings")
 CONTEXT_FILE = "context.json"
 #: Claude Code drops additional context over this many characters.
 CLAUDE_CONTEXT_CAP = 10_000
@@ -51,6 +63,9 @@ class ContextSettings:
     weight_activation: float = 0.1
     weight_retention: float = 0.3
     half_life_days: float = 30.0
+    min_quality: float = 0.5
+    key_items: int = 8
+    recency_clock: str = "store"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> tuple[ContextSettings, list[str]]:
@@ -64,6 +79,8 @@ class ContextSettings:
             "weight_activation": ("MEMACTORS_CONTEXT_WEIGHT_ACTIVATION", float, 0),
             "weight_retention": ("MEMACTORS_CONTEXT_WEIGHT_RETENTION", float, 0),
             "half_life_days": ("MEMACTORS_RETENTION_HALF_LIFE_DAYS", float, 1e-9),
+            "min_quality": ("MEMACTORS_CONTEXT_MIN_QUALITY", float, 0),
+            "key_items": ("MEMACTORS_CONTEXT_KEY_ITEMS", int, 0),
         }
         for field, (name, kind, minimum) in sources.items():
             raw = env.get(name)
@@ -76,6 +93,11 @@ class ContextSettings:
                 values[field] = value
             except ValueError:
                 notes.append(f"{name}={raw!r} is not a valid value; using the default")
+        clock = env.get("MEMACTORS_RECENCY_CLOCK", "").strip()
+        if clock in ("store", "wall"):
+            values["recency_clock"] = clock
+        elif clock:
+            notes.append(f"MEMACTORS_RECENCY_CLOCK={clock!r} is not store or wall; using store")
         return cls(**values), notes
 
     @property
@@ -120,61 +142,78 @@ def _flat(text: Any, limit: int) -> str:
     return escape(text if len(text) <= limit else text[: limit - 1].rstrip() + "…")
 
 
-def _lines(candidate: Mapping[str, Any]) -> list[str]:
+def _line(candidate: Mapping[str, Any]) -> str:
+    """One readable line: date, title, and what it replaces."""
     day = str(candidate.get("timestamp", ""))[:10]
+    notes = []
     if candidate.get("kind") == "summary":
-        lines = [f"- {_flat(candidate.get('summary', ''), 400)} ({candidate.get('sources', 0)} memories, "
-                 f"latest {day})"]
-        if candidate.get("facts"):
-            lines.append(f"  facts: {_flat(candidate['facts'], 300)}")
-        stale = candidate.get("superseded_facts") or []
-        if stale:
-            lines.append("  no longer true: " + "; ".join(_flat(f, 120) for f in stale[:3]))
-        return lines
-    lines = [f"- [{day}] {_flat(candidate.get('summary', ''), 200)}"]
-    replaced = candidate.get("supersedes") or []
+        notes.append(f"{candidate.get('sources', 0)} memories")
+    replaced = candidate.get("supersedes") or candidate.get("superseded_facts") or []
     if replaced:
-        lines.append("  replaces (no longer true): " + "; ".join(_flat(r, 100) for r in replaced[:3]))
-    return lines
+        notes.append("replaces: " + "; ".join(_flat(r, 80) for r in replaced[:2]))
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return f"- [{day}] {_flat(candidate.get('title') or candidate.get('summary', ''), 100)}{tail}"
+
+
+def _group(candidate: Mapping[str, Any]) -> str:
+    return "summary" if candidate.get("kind") == "summary" else str(candidate.get("namespace", "other"))
+
+
+def _usable(candidate: Any, settings: ContextSettings) -> bool:
+    if not isinstance(candidate, dict) or not str(candidate.get("title", "")).strip():
+        return False
+    return candidate.get("kind") == "summary" or float(candidate.get("quality", 0)) >= settings.min_quality
 
 
 def render_block(document: Mapping[str, Any], session: frozenset[str], settings: ContextSettings, *,
                  now: float, max_chars: int) -> str:
     """One block of the best candidates that fits in `max_chars` ('' when nothing fits or nothing is there).
 
-    Summaries first, then HOT memories grouped by namespace, each group in
-    priority order.
+    The key decisions and learnings come first (up to `settings.key_items`),
+    then every other candidate by priority; one line each, no title twice.
+    Shown grouped: summaries, then decisions and learnings, then the rest.
     """
-    candidates = [c for c in document.get("candidates", []) if isinstance(c, dict)]
+    if settings.recency_clock == "store" and isinstance(document.get("reference_time"), (int, float)):
+        now = min(now, float(document["reference_time"]))
+    candidates = [c for c in document.get("candidates", []) if _usable(c, settings)]
     ranked = sorted(candidates, key=lambda c: -priority(c, session, settings, now))
+    key = [c for c in ranked if c.get("kind") != "summary" and c.get("namespace") in KEY_NAMESPACES]
+    first = key[: settings.key_items]
+    order = first + [c for c in ranked if not any(c is f for f in first)]
     opening = (f'<{TAG} version="{BLOCK_VERSION}" generated_at="{escape(str(document.get("generated_at", "")))}">\n'
-               "Consolidated project memory from memactors: summaries of related memories, then the memories that "
-               "matter most now. Items marked \"no longer true\" were superseded; do not act on them.\n")
+               "Consolidated project memory from memactors: the key decisions and learnings, then summaries of "
+               "related memories and other memories that matter now. \"replaces:\" names what no longer holds; "
+               "do not act on it.\n")
     closing = f"</{TAG}>"
-    if not ranked or len(opening) + len(closing) > max_chars:
+    if not order or len(opening) + len(closing) > max_chars:
         return ""
-    chosen: list[tuple[Mapping[str, Any], list[str]]] = []
+    chosen: list[tuple[Mapping[str, Any], str]] = []
     used = len(opening) + len(closing)
     groups: set[str] = set()
-    for candidate in ranked:
-        lines = _lines(candidate)
-        group = "summary" if candidate.get("kind") == "summary" else str(candidate.get("namespace", "other"))
-        cost = sum(len(line) + 1 for line in lines) + (0 if group in groups else len(_heading(group)) + 1)
+    titles: set[str] = set()
+    for candidate in order:
+        title = _SPACE.sub(" ", str(candidate.get("title", ""))).strip().casefold()
+        if title in titles:
+            continue
+        line = _line(candidate)
+        group = _group(candidate)
+        cost = len(line) + 1 + (0 if group in groups else len(_heading(group)) + 1)
         if used + cost > max_chars:
             continue  # a shorter, lower-ranked item may still fit
         used += cost
         groups.add(group)
-        chosen.append((candidate, lines))
+        titles.add(title)
+        chosen.append((candidate, line))
     if not chosen:
         return ""
     body: list[str] = []
-    order = ["summary"] + sorted(groups - {"summary"})
-    for group in order:
-        members = [lines for c, lines in chosen
-                   if ("summary" if c.get("kind") == "summary" else str(c.get("namespace", "other"))) == group]
-        if members:
+    shown = ["summary", *[g for g in KEY_NAMESPACES if g in groups],
+             *sorted(groups - {"summary", *KEY_NAMESPACES})]
+    for group in shown:
+        lines = [line for c, line in chosen if _group(c) == group]
+        if lines:
             body.append(_heading(group))
-            body += [line for lines in members for line in lines]
+            body += lines
     return opening + "\n".join(body) + "\n" + closing
 
 
@@ -205,7 +244,7 @@ def load_document(common_dir: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"the context cache cannot be read ({type(exc).__name__}); "
                          "`memactors consolidate` rebuilds it") from None
-    if not isinstance(document, dict) or document.get("version") != 1:
+    if not isinstance(document, dict) or document.get("version") != CONTEXT_VERSION:
         raise ValueError("the context cache is from another memactors version; `memactors consolidate` rebuilds it")
     return document
 
@@ -239,7 +278,7 @@ def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, st
         block = render_block(document, session_terms(where), settings,
                              now=time.time() if now is None else now, max_chars=settings.budget_chars)
         if not block:
-            notes.append("nothing to show yet: no summaries or HOT memories")
+            notes.append("nothing to show yet: no readable summaries or memories")
         return block, notes
     except (ValueError, OSError) as exc:
         return "", [*notes, str(exc)]

@@ -145,6 +145,7 @@ def _memory_json(view) -> dict[str, Any]:
         "commit": memory.commit,
         "timestamp": memory.timestamp.isoformat(),
         "summary": memory.summary,
+        "title": view.quality.title,
         "body": memory.body,
         "tags": list(memory.tags),
         "spec": memory.spec,
@@ -153,6 +154,7 @@ def _memory_json(view) -> dict[str, Any]:
         "relates_to": list(memory.relates_to),
         "tier": view.tier,
         "retention": view.retention.model_dump(),
+        "quality": view.quality.model_dump(),
         "meta": view.meta.model_dump(mode="json") if view.meta else None,
     }
 
@@ -189,14 +191,23 @@ def _cmd_show(args: argparse.Namespace) -> int:
               "(IDs look like decisions:<sha>:<index>; see `memactors tiers`)", file=sys.stderr)
         return EXIT_ERRORS
     doc = {"kind": "memory", **_memory_json(found)}
-    r = found.retention
+    r, q = found.retention, found.quality
+    notes = [name for name, on in (("auto-captured", q.auto_captured), ("cut from a transcript", q.cut),
+                                   ("no complete sentence", not q.readable), ("echoes injected context", q.echo))
+             if on]
     lines = [
         f"{found.memory.id}  [{found.tier}]",
-        f"  summary    {found.memory.summary}",
+        f"  title      {q.title}",
         f"  namespace  {found.memory.namespace}    captured {found.memory.timestamp.isoformat()}",
-        f"  retention  {r.score:.3f} = recency {r.recency:.2f} · activation {r.activation:.2f} · "
-        f"importance {r.importance:.2f}" + ("  (superseded x0.2)" if r.superseded else ""),
+        f"  retention  {r.score:.3f} from recency {r.recency:.2f} · activation {r.activation:.2f} · "
+        f"importance {r.importance:.2f}, times quality {r.quality:.2f}" + ("  (superseded x0.2)" if r.superseded else ""),
+        f"  quality    {q.score:.2f}: " + ", ".join([*notes, f"markup {q.markup_share:.0%}",
+                                                     f"{q.information_words} distinct words"]),
         f"  key        {found.memory.key}",
+    ]
+    if found.memory.summary.strip() != q.title:
+        lines.insert(2, f"  summary    {' '.join(found.memory.summary.split())}")
+    lines += [
     ]
     if found.memory.upstream_id != found.memory.id:
         lines.append(f"  alias      {found.memory.upstream_id} (git-notes-memory's numbering)")
@@ -266,6 +277,7 @@ def _cmd_tiers(args: argparse.Namespace) -> int:
         "tiers": {
             tier: [
                 {"id": v.memory.id, "namespace": v.memory.namespace, "summary": v.memory.summary,
+                 "title": v.quality.title, "quality": v.quality.score,
                  "score": round(v.retention.score, 4), "timestamp": v.memory.timestamp.isoformat()}
                 for v in items
             ]
@@ -276,7 +288,7 @@ def _cmd_tiers(args: argparse.Namespace) -> int:
     for tier, items in groups.items():
         lines.append(f"{tier.upper()} ({len(items)})")
         for v in items[: args.limit]:
-            lines.append(f"  {v.retention.score:.2f}  {v.memory.namespace:<13} {v.memory.summary[:70]}  "
+            lines.append(f"  {v.retention.score:.2f}  {v.memory.namespace:<13} {v.quality.title[:70]}  "
                          f"{v.memory.namespace}:{v.memory.commit[:7]}:{v.memory.index}")
         if len(items) > args.limit:
             lines.append(f"  … {len(items) - args.limit} more (--limit, or --json for all)")
@@ -293,7 +305,7 @@ def _label(view, key: str) -> str:
     if key.startswith("summary:"):
         return key
     found = next((v for v in view.memories if v.memory.key == key), None)
-    return f"{found.memory.id} \"{found.memory.summary[:60]}\"" if found else key
+    return f"{found.memory.id} \"{found.quality.title[:60]}\"" if found else key
 
 
 def _edge_json(edge) -> dict[str, Any]:
@@ -318,7 +330,7 @@ def _cmd_edges(args: argparse.Namespace) -> int:
         ("references", False): "referenced by", ("contradicts", True): "contradicts",
         ("contradicts", False): "contradicted by",
     }
-    lines = [f"{found.memory.id} \"{found.memory.summary}\""]
+    lines = [f"{found.memory.id} \"{found.quality.title}\""]
     for e in edges:
         outgoing = e.source_key == key
         other = e.target_key if outgoing else e.source_key

@@ -9,8 +9,9 @@ next run cannot rebuild.
   `vectors` (float16, one row per entry, empty without embeddings) and
   `header` (JSON: version, run, time, embedding model, memory ref tips).
 - `context.json`: the candidates the SessionStart hook chooses from —
-  summaries and HOT memories, best first — read with the standard library
-  only (see adapters/session_context.py).
+  readable summaries, and the best standing, readable memories of any tier
+  (one per group of copies), best first — read with the standard library
+  only (see adapters/claude/session_context.py).
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ from memactors.events.tier import Tier
 
 RECALL_FILE = "recall-index.npz"
 CONTEXT_FILE = "context.json"
-CONTEXT_VERSION = 1
+CONTEXT_VERSION = 2
 #: Candidates kept for the hook: far more than a 2,000-token block holds, few enough to parse in milliseconds.
 MAX_CONTEXT_SUMMARIES = 150
 MAX_CONTEXT_MEMORIES = 250
+#: Below this quality a memory is raw material, never context (the hook's own threshold is higher).
+MIN_CONTEXT_QUALITY = 0.2
 
 _ENTRIES = TypeAdapter(list[IndexedEntry])
 
@@ -116,10 +119,14 @@ class ReadCache:
 
 
 def context_document(model: ReadModel) -> dict[str, Any]:
-    """What the SessionStart hook reads: summaries and HOT memories, best first, plain JSON."""
-    summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY), key=lambda e: (-e.score, e.id))
-    hot = sorted((e for e in model.entries if e.kind is EntryKind.MEMORY and e.tier is Tier.HOT),
-                 key=lambda e: (-e.score, e.id))
+    """What the SessionStart hook reads: readable summaries and the best standing, readable memories of any
+    tier (the most complete copy of each capture), best first, plain JSON."""
+    summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY and e.readable),
+                       key=lambda e: (-e.score, e.id))
+    memories = sorted((e for e in model.entries if e.kind is EntryKind.MEMORY and e.copy_of is None
+                       and not e.superseded_by and e.readable and e.quality >= MIN_CONTEXT_QUALITY
+                       and e.tier is not Tier.ARCHIVED),
+                      key=lambda e: (-e.score, e.id))
     tiers: dict[str, int] = {}
     for e in model.entries:
         if e.kind is EntryKind.MEMORY:
@@ -128,20 +135,23 @@ def context_document(model: ReadModel) -> dict[str, Any]:
         "version": CONTEXT_VERSION,
         "run_id": model.run_id,
         "generated_at": model.generated_at.isoformat(),
+        "reference_time": (model.reference_time or model.generated_at).timestamp(),
         "tier_counts": tiers,
-        "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + hot[:MAX_CONTEXT_MEMORIES]],
+        "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + memories[:MAX_CONTEXT_MEMORIES]],
     }
 
 
 def _candidate(entry: IndexedEntry) -> dict[str, Any]:
-    anchor = max(entry.timestamp, entry.last_access) if entry.last_access else entry.timestamp
+    latest = entry.last_seen or entry.timestamp
+    anchor = max(latest, entry.last_access) if entry.last_access else latest
     doc: dict[str, Any] = {"kind": entry.kind.value, "id": entry.id, "namespace": entry.namespace,
-                           "summary": entry.summary, "timestamp": entry.timestamp.isoformat(),
-                           "anchor": anchor.timestamp(), "score": entry.score,
+                           "title": entry.title or entry.summary, "quality": entry.quality,
+                           "timestamp": latest.isoformat(), "anchor": anchor.timestamp(), "score": entry.score,
                            "activation_count": entry.activation_count, "terms": list(entry.terms)}
     if entry.kind is EntryKind.SUMMARY:
-        doc["facts"] = entry.excerpt
         doc["sources"] = len(entry.sources)
+    if entry.copies > 1:
+        doc["copies"] = entry.copies
     for field in ("supersedes", "superseded_facts"):
         if getattr(entry, field):
             doc[field] = list(getattr(entry, field))

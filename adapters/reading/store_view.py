@@ -10,7 +10,8 @@ from memactors.actors.ports import ScanOutcome
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
-from memactors.events.retention import RetentionPolicy, RetentionScore, score
+from memactors.events.quality import Quality, assess
+from memactors.events.retention import RetentionPolicy, RetentionScore, reference_time, score
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class MemoryView:
     memory: Memory
     meta: MemoryMeta | None
     retention: RetentionScore
+    quality: Quality
 
     @property
     def tier(self) -> str:
@@ -41,16 +43,20 @@ class StoreView:
 
 
 def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> StoreView:
-    """Scan (through the parse cache) and join every memory with its metadata."""
+    """Scan (through the parse cache) and join every memory with its metadata; recency counts from the
+    policy's reference time (the store's newest memory, by default), as a run's does."""
     state = store.load_state()
     scan = store.scan(None)
+    now = reference_time(policy, now, (m.timestamp for m in scan.memories))
     views = []
     for memory in scan.memories:
         meta = state.meta.get(memory.key)
+        quality = assess(policy.quality, summary=memory.summary, body=memory.body, tags=memory.tags)
         views.append(
             MemoryView(
                 memory=memory,
                 meta=meta,
+                quality=quality,
                 retention=score(
                     policy,
                     namespace=memory.namespace,
@@ -59,6 +65,7 @@ def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> Sto
                     activation_count=meta.activation_count if meta else 0,
                     superseded=bool(meta and meta.superseded_by),
                     now=now,
+                    quality=quality.score,
                 ),
             )
         )

@@ -124,13 +124,14 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
                 bus, embedder, threshold=settings.cluster_threshold, pair_threshold=settings.pair_threshold,
                 max_size=settings.max_cluster_size,
                 crossover=crossover or settings.knn_crossover)),
-            ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock, llm_deadline=settings.llm_deadline)),
+            ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock, llm_deadline=settings.llm_deadline,
+                                                               quality=policy.quality)),
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
                                                              llm_deadline=settings.llm_deadline)),
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),
-        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache)),
+        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache, quality=policy.quality)),
     ]
     return children
 

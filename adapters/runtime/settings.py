@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memactors.events.quality import QualityPolicy
 from memactors.events.retention import DEFAULT_IMPORTANCE, RetentionPolicy
 
 
@@ -25,6 +28,13 @@ class Settings(BaseSettings):
     importance: dict[str, float] = Field(default_factory=dict)
     default_importance: float = Field(0.5, ge=0, le=1)
     timezone: str | None = None
+    recency_clock: Literal["store", "wall"] = "store"
+    quality_auto_captured: float = Field(0.85, ge=0, le=1)
+    quality_cut: float = Field(0.5, ge=0, le=1)
+    quality_unreadable: float = Field(0.3, ge=0, le=1)
+    quality_echo: float = Field(0.1, ge=0, le=1)
+    quality_markup_weight: float = Field(0.7, ge=0, le=1)
+    quality_min_words: int = Field(10, ge=1)
     cluster_threshold: float = Field(0.6, gt=0, le=1)
     pair_threshold: float = Field(0.5, gt=0, le=1)
     max_cluster_size: int = Field(20, ge=3)
@@ -51,4 +61,9 @@ class Settings(BaseSettings):
             hot_threshold=self.tier_hot_threshold,
             warm_threshold=self.tier_warm_threshold,
             cold_threshold=self.tier_cold_threshold,
+            quality=QualityPolicy(
+                auto_captured=self.quality_auto_captured, cut=self.quality_cut, unreadable=self.quality_unreadable,
+                echo=self.quality_echo, markup_weight=self.quality_markup_weight, min_words=self.quality_min_words,
+            ),
+            recency_clock=self.recency_clock,
         )

@@ -1,0 +1,84 @@
+"""Copies of one capture with different cuts: the shorter text, stripped, appears verbatim in the longer.
+
+A transcript window captured at two compactions, a block captured whole
+and as an inline window: once cut marks and markup are stripped, one text
+contains the other. Identical texts (the same capture at another
+timestamp) are the simplest case. A text shorter than `MIN_COPY_CHARS` is
+never taken for a copy: "Use SQLite" inside "Use SQLite, later Postgres" is
+a different statement, not a cut of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memactors.events.memory import Memory
+from memactors.events.memory_text import flat, is_cut, prose_lines
+
+#: Chosen on the realistic store (tests/realistic_store.py): there, every contained text is a true
+#: copy down to 30 characters (the shortest real cut is 149); at 20, table headers of different
+#: decisions are taken for copies. 40 leaves room for short statements that nest by chance.
+MIN_COPY_CHARS = 40
+#: Words in the probe taken from the shorter text to find candidate containers.
+_PROBE_WORDS = 5
+
+
+def comparable_text(memory: Memory) -> str:
+    """What two copies share: the summary unless it is a cut of the body, then the body; markup,
+    cut marks and spacing stripped, case folded."""
+    head = "" if is_cut(memory.summary) else memory.summary
+    text = flat(" ".join(line for line, _ in prose_lines(f"{head}\n{memory.body}")))
+    for mark in ("...", "…"):
+        text = text.removeprefix(mark).removesuffix(mark)
+    return text.strip().casefold()
+
+
+def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> dict[str, str]:
+    """memory key -> key of its group's most complete copy (the longest text; the newest among equals).
+    Memories with no copy map to themselves."""
+    texts = [comparable_text(m) for m in memories]
+    parent = list(range(len(memories)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    exact: dict[str, int] = {}
+    probes: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        # identical short texts are copies only when the whole entry is identical
+        same = text if len(text) >= min_chars else flat(f"{memories[i].summary}\n{memories[i].body}").casefold()
+        if same in exact:
+            union(i, exact[same])
+            continue
+        exact[same] = i
+        if len(text) < min_chars:
+            continue
+        words = text.split()
+        if len(words) > _PROBE_WORDS:
+            # the second word on: a window may start mid-word where another cut starts at the word
+            probes.setdefault(" ".join(words[1: 1 + _PROBE_WORDS]), []).append(i)
+    for j in exact.values():  # each distinct text once, as a possible container
+        longer = texts[j]
+        words = longer.split()
+        seen: set[int] = set()
+        for start in range(max(0, len(words) - _PROBE_WORDS + 1)):
+            for i in probes.get(" ".join(words[start: start + _PROBE_WORDS]), ()):
+                if i != j and i not in seen and len(texts[i]) < len(longer) and texts[i] in longer:
+                    seen.add(i)
+                    union(i, j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(memories)):
+        groups.setdefault(find(i), []).append(i)
+    result: dict[str, str] = {}
+    for members in groups.values():
+        best = max(members, key=lambda i: (len(texts[i]), memories[i].timestamp, memories[i].key))
+        result.update({memories[i].key: memories[best].key for i in members})
+    return result

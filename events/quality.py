@@ -1,0 +1,72 @@
+"""The quality signal of a memory: a pure, explainable function of its own content, computed on read.
+
+quality = auto_captured · cut · unreadable · echo · (1 − markup_weight · markup_share) · information,
+each factor in [0, 1] and 1 when it does not apply:
+- auto_captured: the plugin's hooks wrote it (tag `auto-captured`);
+- cut: it is a window cut from a transcript (summary and body start or end with `...`);
+- unreadable: no complete sentence or statement anywhere (its title is the bare fragment);
+- echo: it holds a copy of context a hook injected (memories of memories);
+- markup_share: share of its text in code, tables, rules, block markers;
+- information: distinct words left after stripping, over `min_words` (capped at 1).
+Never stored: no state schema holds it; the same memory always gets the same value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memactors.events.memory_text import Title, display_title, is_cut, is_echo, markup_share, prose_lines
+
+AUTO_CAPTURED_TAG = "auto-captured"
+_WORDS = re.compile(r"[a-z][a-z'-]{2,}")
+
+
+class QualityPolicy(BaseModel):
+    """Every weight of the quality signal (`MEMACTORS_QUALITY_*`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    auto_captured: float = Field(0.85, ge=0, le=1)
+    cut: float = Field(0.5, ge=0, le=1)
+    unreadable: float = Field(0.3, ge=0, le=1)
+    echo: float = Field(0.1, ge=0, le=1)
+    markup_weight: float = Field(0.7, ge=0, le=1)
+    min_words: int = Field(10, ge=1)
+
+
+class Quality(BaseModel):
+    """A memory's quality with the factors it came from (for `show --json`), and its display title."""
+
+    model_config = ConfigDict(frozen=True)
+
+    score: float
+    title: str
+    readable: bool
+    auto_captured: bool
+    cut: bool
+    echo: bool
+    markup_share: float
+    information_words: int
+
+
+def assess(policy: QualityPolicy, *, summary: str, body: str, tags: Sequence[str] = ()) -> Quality:
+    """The quality of one memory's content (see the module docstring)."""
+    title: Title = display_title(summary, body)
+    auto = AUTO_CAPTURED_TAG in tags
+    cut = is_cut(summary) and (not body.strip() or is_cut(body))
+    echo = is_echo(summary) or is_echo(body)
+    text = body if body.strip() else summary
+    markup = markup_share(text)
+    words = len(set(_WORDS.findall(" ".join(line for line, _ in prose_lines(f"{summary}\n{body}")).lower())))
+    score = 1.0
+    score *= policy.auto_captured if auto else 1.0
+    score *= policy.cut if cut else 1.0
+    score *= 1.0 if title.readable else policy.unreadable
+    score *= policy.echo if echo else 1.0
+    score *= 1.0 - policy.markup_weight * markup
+    score *= min(1.0, words / policy.min_words)
+    return Quality(score=round(max(0.0, min(1.0, score)), 4), title=title.text, readable=title.readable,
+                   auto_captured=auto, cut=cut, echo=echo, markup_share=round(markup, 3), information_words=words)
