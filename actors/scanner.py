@@ -18,7 +18,8 @@ log = logging.getLogger(__name__)
 class Scanner(Actor):
     """On RunRequested: scan the memories in scope, load prior state and recorded uses, publish MemoriesScanned.
 
-    A dry run does not read the uses (it must not consume them).
+    A dry run does not read the uses (it must not consume them). A run scoped
+    to some namespaces still finds the store's newest memory (the store clock).
     """
 
     name = "scanner"
@@ -32,7 +33,7 @@ class Scanner(Actor):
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
         progress.info("scanning memories...")
-        outcome, prior, head, uses = await trio.to_thread.run_sync(self._read, event)
+        outcome, prior, head, uses, newest = await trio.to_thread.run_sync(self._read, event)
         for reason in outcome.unreadable_refs.values():
             log.warning("%s", reason)
         progress.info("scanned %d memories (%d entries skipped)", len(outcome.memories), sum(outcome.skipped.values()))
@@ -48,6 +49,7 @@ class Scanner(Actor):
                 memory_tips=outcome.tips,
                 activations=uses,
                 unreadable_refs=outcome.unreadable_refs,
+                newest=newest,
             )
         )
 
@@ -56,4 +58,6 @@ class Scanner(Actor):
         prior = self._source.load_state()
         scan = self._source.scan(request.namespaces, remember=not request.dry_run, reparse=request.full)
         uses = self._activations.read() if self._activations is not None and not request.dry_run else {}
-        return scan, prior, self._source.head(), uses
+        everything = scan if request.namespaces is None else self._source.scan(None, remember=False)
+        newest = max((m.timestamp for m in everything.memories), default=None)
+        return scan, prior, self._source.head(), uses, newest

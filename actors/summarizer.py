@@ -31,7 +31,7 @@ from memactors.events.summary import DecisionFact, Summary
 progress = logging.getLogger("memactors.progress")
 #: An LLM's self-reported confidence is capped: it has not seen the code.
 MAX_LLM_CONFIDENCE = 0.9
-#: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.43).
+#: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.30).
 WELL_FORMED = 0.5
 
 

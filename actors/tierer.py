@@ -44,7 +44,9 @@ class Tierer(JoiningActor):
 
     def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str], released: frozenset[str]) -> MemoriesTiered:
         memories = scanned.memories
-        now = reference_time(self._policy, scanned.request.started_at, (m.timestamp for m in memories))
+        # the store clock is the whole store's, even when this run scans some namespaces only
+        seen = [m.timestamp for m in memories] + ([scanned.newest] if scanned.newest else [])
+        now = reference_time(self._policy, scanned.request.started_at, seen)
         known = self._quality
         self._quality = {m.key: known[m.key] if m.key in known else
                          assess(self._policy.quality, summary=m.summary, body=m.body, tags=m.tags).score

@@ -82,6 +82,8 @@ def measure(store: RealisticStore, questions: list[dict], embedder) -> dict[str,
     by_id = {e.id: e for e in index.entries}
     hot_warm = [e for e in index.entries if e.kind is EntryKind.MEMORY and e.tier.value in ("hot", "warm")]
     explicit = sum(1 for e in hot_warm if store.truth.get(e.key) and store.truth[e.key].explicit)
+    # explicit captures and the plugin's complete block captures: whole memories, not transcript windows
+    whole = sum(1 for e in hot_warm if store.truth.get(e.key) and store.truth[e.key].kind in ("explicit", "block"))
 
     def fact_of_hit(entry) -> str | None:
         if entry.kind is EntryKind.MEMORY:
@@ -111,6 +113,7 @@ def measure(store: RealisticStore, questions: list[dict], embedder) -> dict[str,
         "block_stale_as_current": len(shown & stale),
         "hot_warm": len(hot_warm),
         "hot_warm_explicit_share": round(explicit / len(hot_warm), 3) if hot_warm else 0.0,
+        "hot_warm_whole_share": round(whole / len(hot_warm), 3) if hot_warm else 0.0,
         "recall_questions": len(questions),
         "recall_hit_at_1": round(hits1 / n, 3),
         "recall_hit_at_5": round(hits5 / n, 3),

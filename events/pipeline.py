@@ -54,11 +54,14 @@ class MemoriesScanned(RunEvent):
     `memory_tips` are the memory refs read (ref -> commit); `activations` the
     uses recall recorded since (memory key -> times), which the tierer folds
     into last access and activation count; `unreadable_refs` the memory refs
-    skipped whole (ref -> why, and how to fix it).
+    skipped whole (ref -> why, and how to fix it); `newest` the newest
+    memory's time in the whole store (even when the scan covers some
+    namespaces only): the store clock recency counts from.
     """
 
     request: RunRequested
     memories: tuple[Memory, ...]
+    newest: datetime | None = None
     skipped: dict[str, int]
     warnings: dict[str, int]
     prior: StateSnapshot

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memactors.events.memory_text import Title, display_title, is_cut, is_echo, markup_share, prose_lines
 
 AUTO_CAPTURED_TAG = "auto-captured"
-_WORDS = re.compile(r"[a-z][a-z'-]{2,}")
+_WORDS = re.compile(r"[a-z][a-z'-]+")
 
 
 class QualityPolicy(BaseModel):
@@ -30,11 +30,11 @@ class QualityPolicy(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     auto_captured: float = Field(0.85, ge=0, le=1)
-    cut: float = Field(0.5, ge=0, le=1)
+    cut: float = Field(0.35, ge=0, le=1)
     unreadable: float = Field(0.3, ge=0, le=1)
     echo: float = Field(0.1, ge=0, le=1)
     markup_weight: float = Field(0.7, ge=0, le=1)
-    min_words: int = Field(10, ge=1)
+    min_words: int = Field(3, ge=1)
 
 
 class Quality(BaseModel):

@@ -35,9 +35,9 @@ class RetentionPolicy(BaseModel):
     [0, 1]) * quality, then multiplied by `superseded_factor` for superseded
     memories. Quality (events/quality.py) multiplies the whole score rather
     than importance alone: only then is a cut, auto-captured fragment
-    (quality <= 0.85 * 0.5) never HOT however fresh and used it is, where a
-    multiplier on importance would still let recency and activation carry it
-    to 0.6. `recency_clock` says what "now" recency is measured from: the
+    (quality <= 0.85 * 0.35 ~ 0.30) never HOT, nor above COLD, however fresh
+    and used it is, where a multiplier on importance would still let recency
+    and activation (0.6 of the weight) carry it to HOT. `recency_clock` says what "now" recency is measured from: the
     newest memory of the store (`store`, so a dormant project keeps its
     tiers) or the wall clock (`wall`).
     """

@@ -10,32 +10,35 @@ a different statement, not a cut of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memactors.events.memory import Memory
-from memactors.events.memory_text import flat, is_cut, prose_lines
+from memactors.events.memory_text import is_cut, prose_lines
 
 #: Chosen on the realistic store (tests/realistic_store.py): there, every contained text is a true
 #: copy down to 30 characters (the shortest real cut is 149); at 20, table headers of different
 #: decisions are taken for copies. 40 leaves room for short statements that nest by chance.
 MIN_COPY_CHARS = 40
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 #: Words in the probe taken from the shorter text to find candidate containers.
 _PROBE_WORDS = 5
 
 
+def _words(text: str) -> str:
+    return " ".join(_NON_WORD.split(text.casefold())).strip()
+
+
 def comparable_text(memory: Memory) -> str:
     """What two copies share: the summary unless it is a cut of the body, then the body; markup,
-    cut marks and spacing stripped, case folded."""
+    cut marks, punctuation and spacing stripped, case folded."""
     head = "" if is_cut(memory.summary) else memory.summary
-    text = flat(" ".join(line for line, _ in prose_lines(f"{head}\n{memory.body}")))
-    for mark in ("...", "…"):
-        text = text.removeprefix(mark).removesuffix(mark)
-    return text.strip().casefold()
+    return _words(" ".join(line for line, _ in prose_lines(f"{head}\n{memory.body}")))
 
 
 def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> dict[str, str]:
     """memory key -> key of its group's most complete copy (the longest text; the newest among equals).
-    Memories with no copy map to themselves."""
+    Copies share a namespace; memories with no copy map to themselves."""
     texts = [comparable_text(m) for m in memories]
     parent = list(range(len(memories)))
 
@@ -50,11 +53,12 @@ def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> 
         if a != b:
             parent[max(a, b)] = min(a, b)
 
-    exact: dict[str, int] = {}
+    exact: dict[tuple[str, str], int] = {}
     probes: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
         # identical short texts are copies only when the whole entry is identical
-        same = text if len(text) >= min_chars else flat(f"{memories[i].summary}\n{memories[i].body}").casefold()
+        same = (memories[i].namespace,
+                text if len(text) >= min_chars else _words(f"{memories[i].summary}\n{memories[i].body}"))
         if same in exact:
             union(i, exact[same])
             continue
@@ -66,12 +70,13 @@ def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> 
             # the second word on: a window may start mid-word where another cut starts at the word
             probes.setdefault(" ".join(words[1: 1 + _PROBE_WORDS]), []).append(i)
     for j in exact.values():  # each distinct text once, as a possible container
-        longer = texts[j]
-        words = longer.split()
+        longer = f" {texts[j]} "
+        words = texts[j].split()
         seen: set[int] = set()
         for start in range(max(0, len(words) - _PROBE_WORDS + 1)):
             for i in probes.get(" ".join(words[start: start + _PROBE_WORDS]), ()):
-                if i != j and i not in seen and len(texts[i]) < len(longer) and texts[i] in longer:
+                if i != j and i not in seen and memories[i].namespace == memories[j].namespace \
+                        and len(texts[i]) < len(texts[j]) and f" {texts[i]} " in longer:
                     seen.add(i)
                     union(i, j)
     groups: dict[int, list[int]] = {}

@@ -28,7 +28,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "memory returned counts as a use (folded into its retention by the next run). "
                             "Questions about when / what date / how long ago are answered with --reason.",
                             epilog="--json prints a list of results (id, kind, namespace, tier, score, summary, "
-                            "timestamp, superseded_by); with --reason an answer (answer, confidence, reasoning, "
+                            "title, timestamp, superseded_by; copies, first_seen, last_seen for a capture stored several "
+                            "times); with --reason an answer (answer, confidence, reasoning, "
                             "temporal_resolutions, source_memory_ids). Exit 2 before the first consolidation.")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--mode", choices=["reflexive", "standard", "deep", "exhaustive"],
@@ -107,8 +108,10 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     lines = [f"{len(hits)} results for {query!r} ({mode}: {', '.join(_mode_tiers(mode))})"]
     for h in hits:
         e = h.entry
-        lines.append(f"  {h.score:.2f}  [{e.tier.value}] {e.namespace:<13} {e.summary[:90]}")
-        lines.append(f"        {e.id}  {e.timestamp:%Y-%m-%d}")
+        lines.append(f"  {h.score:.2f}  [{e.tier.value}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
+        when = (f"{e.first_seen:%Y-%m-%d} .. {e.last_seen:%Y-%m-%d}, {e.copies} copies"
+                if e.copies > 1 and e.first_seen and e.last_seen else f"{e.timestamp:%Y-%m-%d}")
+        lines.append(f"        {e.id}  {when}")
         if e.superseded_by:
             lines.append(f"        superseded by {e.superseded_by}" +
                          (f" \"{e.superseded_by_text[:70]}\"" if e.superseded_by_text else ""))

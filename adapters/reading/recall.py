@@ -4,7 +4,9 @@ Relevance blends the cosine of the query to each entry (when the index has
 vectors from the same embedding model) with the share of the query's terms
 the entry holds; the ranking score is `relevance · (0.8 + 0.2 · retention)`,
 so among equally relevant entries the ones worth keeping come first.
-Summaries rank alongside memories. The tier filter is the mode's.
+Summaries rank alongside memories. The tier filter is the mode's. Copies of
+one capture (identical, or cut differently) are one result: the group's most
+complete copy, ranked by its best-matching copy, with the copies' date range.
 """
 
 from __future__ import annotations
@@ -48,8 +50,12 @@ class RecallHit:
         doc: dict[str, Any] = {
             "id": e.id, "kind": e.kind.value, "namespace": e.namespace, "tier": e.tier.value,
             "score": round(self.score, 4), "relevance": round(self.relevance, 4), "summary": e.summary,
-            "timestamp": e.timestamp.isoformat(), "superseded_by": e.superseded_by,
+            "title": e.title or e.summary, "timestamp": e.timestamp.isoformat(), "superseded_by": e.superseded_by,
         }
+        if e.copies > 1:
+            doc["copies"] = e.copies
+            doc["first_seen"] = e.first_seen.isoformat() if e.first_seen else None
+            doc["last_seen"] = e.last_seen.isoformat() if e.last_seen else None
         if e.superseded_by_text:
             doc["superseded_by_summary"] = e.superseded_by_text
         if e.kind is EntryKind.SUMMARY:
@@ -90,8 +96,19 @@ def search(index: RecallIndex, query: str, *, mode: str = "standard", limit: int
     retention = np.asarray([e.score for e in entries], dtype=np.float32)
     scores = relevance * (0.8 + 0.2 * retention)
     order = np.argsort(-scores, kind="stable")
-    hits = [RecallHit(entries[i], float(relevance[i]), float(scores[i])) for i in order if relevance[i] >= floor]
-    return hits[:limit]
+    heads = {e.key: e for e in index.entries if e.kind is EntryKind.MEMORY and e.copy_of is None}
+    hits: list[RecallHit] = []
+    shown: set[str] = set()
+    for i in order:
+        if relevance[i] < floor or len(hits) == limit:
+            break
+        entry = entries[i]
+        group = entry.copy_of or entry.key
+        if group in shown:
+            continue  # a copy of a capture already listed
+        shown.add(group)
+        hits.append(RecallHit(heads.get(group, entry), float(relevance[i]), float(scores[i])))
+    return hits
 
 
 def semantic(index: RecallIndex, embedder: Embedder | None) -> bool:

@@ -30,11 +30,11 @@ class Settings(BaseSettings):
     timezone: str | None = None
     recency_clock: Literal["store", "wall"] = "store"
     quality_auto_captured: float = Field(0.85, ge=0, le=1)
-    quality_cut: float = Field(0.5, ge=0, le=1)
+    quality_cut: float = Field(0.35, ge=0, le=1)
     quality_unreadable: float = Field(0.3, ge=0, le=1)
     quality_echo: float = Field(0.1, ge=0, le=1)
     quality_markup_weight: float = Field(0.7, ge=0, le=1)
-    quality_min_words: int = Field(10, ge=1)
+    quality_min_words: int = Field(3, ge=1)
     cluster_threshold: float = Field(0.6, gt=0, le=1)
     pair_threshold: float = Field(0.5, gt=0, le=1)
     max_cluster_size: int = Field(20, ge=3)

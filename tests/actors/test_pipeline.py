@@ -17,13 +17,14 @@ from memactors.adapters.git.store import GitStore
 from memactors.adapters.runtime.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.settings import Settings
+from memactors.events.quality import assess
 from memactors.events.retention import RetentionPolicy, score, tier_for
 from tests.conftest import NOW, Repo, git
 
 
-def run(repo_path, *, now: datetime = NOW, store: MemoryStore | None = None, **options):
+def run(repo_path, *, now: datetime = NOW, store: MemoryStore | None = None, clock: str = "store", **options):
     store = store or MemoryStore(GitStore(repo_path))
-    services = Services(store=store, settings=Settings(), clock=FixedClock(now))
+    services = Services(store=store, settings=Settings(recency_clock=clock), clock=FixedClock(now))
     return trio.run(lambda: consolidate(services, RunOptions(**options)))
 
 
@@ -51,12 +52,19 @@ def test_second_run_without_new_memories_changes_no_ref(populated: Repo) -> None
     assert populated.refs() == refs
 
 
-def test_time_passing_moves_tiers_and_records_the_transitions(populated: Repo) -> None:
-    run(populated.path)
-    later = run(populated.path, now=NOW + timedelta(days=400))
+def test_time_passing_moves_tiers_and_records_the_transitions_on_the_wall_clock(populated: Repo) -> None:
+    run(populated.path, clock="wall")
+    later = run(populated.path, now=NOW + timedelta(days=400), clock="wall")
     assert later.persisted
     assert later.tier_transitions.get("hot->warm", 0) + later.tier_transitions.get("hot->cold", 0) >= 2
     assert later.tier_counts["hot"] == 0
+
+
+def test_a_dormant_store_keeps_its_tiers_on_the_store_clock(populated: Repo) -> None:
+    first = run(populated.path)
+    later = run(populated.path, now=NOW + timedelta(days=400))
+    assert first.tier_counts["hot"] == 2  # the two newest decisions/blockers, as on the day they were written
+    assert not later.persisted and later.tier_counts == first.tier_counts
 
 
 def test_a_dry_run_computes_everything_and_writes_nothing(populated: Repo) -> None:
@@ -67,7 +75,8 @@ def test_a_dry_run_computes_everything_and_writes_nothing(populated: Repo) -> No
     assert not (populated.path / ".git" / "memactors" / "parse-cache.json").exists()
 
 
-def test_a_namespace_scope_leaves_other_memories_without_metadata(populated: Repo) -> None:
+def test_a_namespace_scope_leaves_other_memories_without_metadata_and_counts_on_the_whole_stores_clock(
+        populated: Repo) -> None:
     report = run(populated.path, namespaces=("learnings",))
     assert report.memories_processed == 2
     meta = MemoryStore(GitStore(populated.path)).load_state().meta
@@ -196,9 +205,11 @@ def test_any_store_keeps_its_originals_tiers_by_threshold_and_settles(repo: Repo
     policy = RetentionPolicy()
     view = MemoryStore(GitStore(repo.path))
     scan = {m.key: m for m in view.scan(None).memories}
+    reference = max(m.timestamp for m in scan.values())  # the store clock: its newest memory
     for key, meta in view.load_state().meta.items():
         value = score(policy, namespace=meta.namespace, created=scan[key].timestamp, last_access=None,
-                      activation_count=0, superseded=False, now=now)
+                      activation_count=0, superseded=False, now=reference,
+                      quality=assess(policy.quality, summary=scan[key].summary, body=scan[key].body).score)
         assert meta.tier is tier_for(policy, value.score)
     assert first.memories_processed == len(scan)
 

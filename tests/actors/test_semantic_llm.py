@@ -239,7 +239,7 @@ def test_a_more_confident_later_verdict_overturns_a_supersession_and_its_edge(st
         report, store = run(store_of_facts, model, server, full=True)
     assert report.errors == []
     state = store.load_state()
-    duplicates = {e.target_key: e.source_key for e in state.edges.values() if e.reason.startswith("exact duplicate")}
+    duplicates = {e.target_key: e.source_key for e in state.edges.values() if e.reason.startswith("duplicate")}
     assert len(judged) > len(duplicates) and _superseded(store) == duplicates  # only the exact copy stays subsumed
     assert not [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES]
 
