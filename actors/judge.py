@@ -38,7 +38,14 @@ class SupersessionJudge(JoiningActor):
     `batch_pairs` pairs and `batch_memories` memories), so calls grow with
     memories / 60, not with pairs; otherwise the offline heuristic judges
     each pair, as it does every batch left once `llm_deadline` seconds of
-    LLM work have passed. Exact duplicates are superseded by their canonical.
+    LLM work have passed. Copies of a capture are superseded by their
+    canonical (the newest copy).
+
+    A statement dates from its first copy: "older" and "newer" in a pair are
+    by that date, so a decision re-captured verbatim after it was replaced
+    does not count as newer than its replacement. The older statement's
+    place in such a pair is taken by its newest copy captured before the
+    newer statement, so a memory is still never superseded by an older one.
     """
 
     name = "judge"
@@ -72,8 +79,12 @@ class SupersessionJudge(JoiningActor):
             return (before[0] is not None and before[1] is not None and before[0].cluster_id is not None
                     and before[0].cluster_id == before[1].cluster_id) or frozenset((a, b)) in resolved
 
+        copies: dict[str, list[Memory]] = {}
+        for copy, canonical in formed.duplicate_of.items():
+            if copy in by_key:
+                copies.setdefault(canonical, []).append(by_key[copy])
         batches = _batches(
-            [self._pairs(c, by_key, settled) for c in formed.clusters
+            [self._pairs(c, by_key, copies, settled) for c in formed.clusters
              if c.kind is not ClusterKind.DUPLICATES and c.touched],
             max_pairs=self._batch_pairs, max_memories=self._batch_memories,
         )
@@ -123,15 +134,25 @@ class SupersessionJudge(JoiningActor):
             )
         )
 
-    def _pairs(self, cluster: Cluster, by_key: dict[str, Memory],
+    def _pairs(self, cluster: Cluster, by_key: dict[str, Memory], copies: dict[str, list[Memory]],
                settled: Callable[[str, str], bool]) -> list[tuple[Memory, Memory, float]]:
-        members = [by_key[k] for k in cluster.members]  # oldest first
+        members = [by_key[k] for k in cluster.members]
+        first = [min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in members]
+        order = sorted(range(len(members)), key=lambda i: (first[i], members[i].timestamp, members[i].key))
         pairs = []
-        for i in range(1, len(members)):
-            older = sorted(range(i), key=lambda j: -cluster.similarity[i][j])[: self._older_per_memory]
+        for p in range(1, len(order)):
+            i = order[p]
+            older = sorted(order[:p], key=lambda j: -cluster.similarity[i][j])[: self._older_per_memory]
             for j in older:
-                if cluster.similarity[i][j] >= self._pair_threshold and not settled(members[i].key, members[j].key):
-                    pairs.append((members[i], members[j], cluster.similarity[i][j]))
+                if cluster.similarity[i][j] < self._pair_threshold or settled(members[i].key, members[j].key):
+                    continue
+                newer, stand_in = members[i], members[j]
+                if stand_in.timestamp > newer.timestamp:  # restated since: judge a copy from before
+                    earlier = [c for c in copies.get(stand_in.key, ()) if c.timestamp <= newer.timestamp]
+                    if not earlier:
+                        continue
+                    stand_in = max(earlier, key=lambda c: (c.timestamp, c.key))
+                pairs.append((newer, stand_in, cluster.similarity[i][j]))
         return pairs
 
     async def _judge(

@@ -46,8 +46,9 @@ def build_read_model(
     `metas` and `scores` are the run's final values by memory key; a memory
     without metadata is left out (it has no tier yet). Copies of one capture
     are grouped (actors/algorithms/near_duplicates.py): the most complete
-    copy answers for the group, standing unless the group's newest copy was
-    superseded by a memory outside the group, scored as its best standing copy.
+    copy answers for the group, superseded when any copy was superseded by a
+    memory outside the group (a statement re-captured verbatim after it was
+    replaced is still replaced), else standing and scored as its best copy.
     """
     policy = quality or QualityPolicy()
     kept = [m for m in memories if m.key in metas]
@@ -81,13 +82,14 @@ def build_read_model(
         newer_key = meta.superseded_by
         score, tier, first_seen, last_seen = scores.get(memory.key, 0.0), meta.tier, None, None
         if head == memory.key and len(group) > 1:
-            newest = max(group, key=lambda k: (by_key[k].timestamp, k))
-            newer_key = outside(newest)
-            standing = [k for k in group if outside(k) is None] if newer_key is None else [newest]
-            best = max(standing or group, key=lambda k: scores.get(k, 0.0))
+            replaced_copies = sorted((by_key[k].timestamp, k) for k in group if outside(k))
+            newer_key = outside(replaced_copies[-1][1]) if replaced_copies else None
+            # a superseded statement ranks as its superseded copies do; a standing one as its best copy
+            ranked = [k for _, k in replaced_copies] or [k for k in group if metas[k].superseded_by is None] or group
+            best = max(ranked, key=lambda k: scores.get(k, 0.0))
             score, tier = scores.get(best, 0.0), metas[best].tier
             first_seen = min(by_key[k].timestamp for k in group)
-            last_seen = by_key[newest].timestamp
+            last_seen = max(by_key[k].timestamp for k in group)
         newer = by_key.get(newer_key) if newer_key else None
         entries.append(IndexedEntry(
             kind=EntryKind.MEMORY, id=memory.id, key=memory.key, namespace=memory.namespace, tier=tier,
