@@ -18,6 +18,7 @@ from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.edge import EdgeType
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
+from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
 from memactors.events.report import TokenUsage
 from memactors.events.verdict import Relation, Verdict
 
@@ -30,7 +31,7 @@ class SupersessionJudge(JoiningActor):
     """Joins a run's scan and clusters; one judgement per touched cluster (or pair).
 
     Each memory of a touched cluster is paired with its `older_per_memory`
-    most similar older members at cosine >= `pair_threshold` (supersession
+    most similar older members (whole captures before fragments) at cosine >= `pair_threshold` (supersession
     chains through them), minus pairs the user already resolved and, unless
     the run is `--full`, pairs an earlier run judged (both members were in
     one cluster after it: its verdicts stand in their metadata). With an
@@ -46,6 +47,9 @@ class SupersessionJudge(JoiningActor):
     does not count as newer than its replacement. The older statement's
     place in such a pair is taken by its newest copy captured before the
     newer statement, so a memory is still never superseded by an older one.
+    A fragment (quality below WELL_FORMED) never judges a well-formed memory:
+    a transcript window that mentions a change is no evidence against a
+    whole capture, and the pair is not asked.
     """
 
     name = "judge"
@@ -54,8 +58,10 @@ class SupersessionJudge(JoiningActor):
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float, concurrency: int = 4,
                  older_per_memory: int = 2, batch_pairs: int = 60, batch_memories: int = 60,
-                 llm_deadline: float = 600.0) -> None:
+                 llm_deadline: float = 600.0, quality: QualityPolicy | None = None) -> None:
         super().__init__(bus)
+        self._quality = quality or QualityPolicy()
+        self._scores: dict[str, float] = {}  # quality by memory key (a key names immutable content)
         self._llm_deadline = llm_deadline
         self._llm = llm
         self._pair_threshold = pair_threshold
@@ -67,6 +73,7 @@ class SupersessionJudge(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
+        self._scores = {k: v for k, v in self._scores.items() if k in by_key}
         resolved = {
             frozenset((e.source_key, e.target_key))
             for e in scanned.prior.edges.values()
@@ -137,15 +144,20 @@ class SupersessionJudge(JoiningActor):
     def _pairs(self, cluster: Cluster, by_key: dict[str, Memory], copies: dict[str, list[Memory]],
                settled: Callable[[str, str], bool]) -> list[tuple[Memory, Memory, float]]:
         members = [by_key[k] for k in cluster.members]
+        quality = {m.key: self._quality_of(m) for m in members}
         first = [min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in members]
         order = sorted(range(len(members)), key=lambda i: (first[i], members[i].timestamp, members[i].key))
         pairs = []
         for p in range(1, len(order)):
             i = order[p]
-            older = sorted(order[:p], key=lambda j: -cluster.similarity[i][j])[: self._older_per_memory]
+            # whole captures first: a fragment must not take the place of the decision it mentions
+            older = sorted(order[:p], key=lambda j: (quality[members[j].key] < WELL_FORMED,
+                                                      -cluster.similarity[i][j]))[: self._older_per_memory]
             for j in older:
                 if cluster.similarity[i][j] < self._pair_threshold or settled(members[i].key, members[j].key):
                     continue
+                if quality[members[i].key] < WELL_FORMED <= quality[members[j].key]:
+                    continue  # a fragment is no evidence against a whole capture
                 newer, stand_in = members[i], members[j]
                 if stand_in.timestamp > newer.timestamp:  # restated since: judge a copy from before
                     earlier = [c for c in copies.get(stand_in.key, ()) if c.timestamp <= newer.timestamp]
@@ -154,6 +166,12 @@ class SupersessionJudge(JoiningActor):
                     stand_in = max(earlier, key=lambda c: (c.timestamp, c.key))
                 pairs.append((newer, stand_in, cluster.similarity[i][j]))
         return pairs
+
+    def _quality_of(self, memory: Memory) -> float:
+        if memory.key not in self._scores:
+            self._scores[memory.key] = assess(self._quality, summary=memory.summary, body=memory.body,
+                                              tags=memory.tags).score
+        return self._scores[memory.key]
 
     async def _judge(
         self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]], deadline: float

@@ -24,15 +24,13 @@ from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.memory import Memory
 from memactors.events.memory_text import display_title
 from memactors.events.pipeline import ClustersFormed, ClustersSummarized, MemoriesScanned
-from memactors.events.quality import QualityPolicy, assess
+from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
 from memactors.events.report import TokenUsage
 from memactors.events.summary import DecisionFact, Summary
 
 progress = logging.getLogger("memactors.progress")
 #: An LLM's self-reported confidence is capped: it has not seen the code.
 MAX_LLM_CONFIDENCE = 0.9
-#: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.30).
-WELL_FORMED = 0.5
 
 
 class Summarizer(JoiningActor):

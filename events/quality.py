@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from memactors.events.memory_text import Title, display_title, is_cut, is_echo, markup_share, prose_lines
 
 AUTO_CAPTURED_TAG = "auto-captured"
+#: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.30,
+#: an explicit capture 1.0, a complete block the plugin auto-captured 0.85).
+WELL_FORMED = 0.5
 _WORDS = re.compile(r"[a-z][a-z'-]+")
 
 

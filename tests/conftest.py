@@ -9,9 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import yaml
+
+if TYPE_CHECKING:
+    from tests.realistic_store import RealisticStore
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 #: The repository's root and the tests' labelled fixtures.
@@ -112,6 +116,36 @@ def populated(repo: Repo) -> Repo:
     repo.capture("decisions", "Switch storage to PostgreSQL", "Replaces SQLite.", when=NOW - timedelta(days=1))
     repo.capture("blockers", "CI credentials missing", when=NOW - timedelta(days=2))
     return repo
+
+
+@dataclass(frozen=True)
+class ConsolidatedStore:
+    """A realistic store (tests/realistic_store.py) consolidated once, offline, at its own "now"."""
+
+    store: "RealisticStore"
+    originals: dict[str, tuple[str, dict[str, bytes]]]
+
+
+@pytest.fixture(scope="session")
+def dormant_store(tmp_path_factory: pytest.TempPathFactory) -> ConsolidatedStore:
+    """Written over a week, read a year later: one consolidation shared by the tests that read it."""
+    import trio
+
+    from memactors.adapters.git.memory_store import MemoryStore
+    from memactors.adapters.git.store import GitStore
+    from memactors.adapters.runtime.clock import FixedClock
+    from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate
+    from memactors.adapters.runtime.settings import Settings
+    from tests.realistic_store import build_realistic_store
+
+    store = build_realistic_store(tmp_path_factory.mktemp("realistic") / "dormant")
+    originals = Repo(store.path).originals()
+    services = build_services(MemoryStore(GitStore(store.path)), Settings(_env_file=None, embeddings="local",
+                                                                          recency_clock="store"),
+                              FixedClock(store.now))
+    report = trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    assert report.persisted and not report.errors, report.errors
+    return ConsolidatedStore(store=store, originals=originals)
 
 
 def run_cli(*args: str, cwd: Path | None = None, input: str | None = None,

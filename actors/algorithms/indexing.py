@@ -75,6 +75,7 @@ def build_read_model(
 
     entries: list[IndexedEntry] = []
     texts: list[str] = []
+    replaced_by: dict[str, str] = {}  # group head -> what replaced the statement
     for memory in kept:
         meta, quality_of = metas[memory.key], assessed[memory.key]
         head = group_of[memory.key]
@@ -91,6 +92,8 @@ def build_read_model(
             first_seen = min(by_key[k].timestamp for k in group)
             last_seen = max(by_key[k].timestamp for k in group)
         newer = by_key.get(newer_key) if newer_key else None
+        if head == memory.key and newer_key:
+            replaced_by[head] = newer_key
         entries.append(IndexedEntry(
             kind=EntryKind.MEMORY, id=memory.id, key=memory.key, namespace=memory.namespace, tier=tier,
             score=round(score, 4), timestamp=memory.timestamp,
@@ -113,6 +116,11 @@ def build_read_model(
         namespaces = Counter(metas[k].namespace for k in members)
         facts = "; ".join(summary.key_facts)
         title = display_title(summary.text, "")
+        # a summary led by a statement that was replaced since (the judge runs beside the summarizer) is stale
+        led_by = {group_of[k] for k in members if k in assessed
+                  and assessed[k].title.casefold() == summary.text.strip().casefold()}
+        stale = [replaced_by[h] for h in sorted(led_by) if h in replaced_by]
+        newer = by_key.get(stale[0]) if led_by and len(stale) == len(led_by) else None
         entries.append(IndexedEntry(
             kind=EntryKind.SUMMARY, id=f"summary:{summary.id}", key=f"summary:{summary.id}",
             title=title.text, readable=title.readable and not is_echo(summary.text),
@@ -120,6 +128,8 @@ def build_read_model(
             score=round(max((scores.get(k, 0.0) for k in live), default=0.0), 4), timestamp=summary.latest,
             summary=_flat(summary.text, 400), excerpt=_flat(facts, EXCERPT_CHARS),
             superseded_facts=summary.superseded_facts,
+            superseded_by=newer.id if newer else None,
+            superseded_by_text=assessed[newer.key].title if newer else None,
             sources=tuple(by_key[k].id if k in by_key else k for k in summary.source_keys),
             terms=terms(" ".join((summary.text, facts))),
         ))

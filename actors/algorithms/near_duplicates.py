@@ -31,9 +31,16 @@ def _words(text: str) -> str:
 
 def comparable_text(memory: Memory) -> str:
     """What two copies share: the summary unless it is a cut of the body, then the body; markup,
-    cut marks, punctuation and spacing stripped, case folded."""
+    cut marks (and the possibly halved words next to them), punctuation and spacing stripped, case folded."""
     head = "" if is_cut(memory.summary) else memory.summary
-    return _words(" ".join(line for line, _ in prose_lines(f"{head}\n{memory.body}")))
+    words = _words(" ".join(line for line, _ in prose_lines(f"{head}\n{memory.body}"))).split()
+    body = memory.body.strip() or memory.summary.strip()
+    # a window may cut a word in two: the words at a cut edge are not compared
+    if body.startswith(("...", "…")):
+        words = words[1:]
+    if body.endswith(("...", "…")):
+        words = words[:-1]
+    return " ".join(words)
 
 
 def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> dict[str, str]:
@@ -66,9 +73,8 @@ def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> 
         if len(text) < min_chars:
             continue
         words = text.split()
-        if len(words) > _PROBE_WORDS:
-            # the second word on: a window may start mid-word where another cut starts at the word
-            probes.setdefault(" ".join(words[1: 1 + _PROBE_WORDS]), []).append(i)
+        if len(words) >= _PROBE_WORDS:
+            probes.setdefault(" ".join(words[:_PROBE_WORDS]), []).append(i)
     for j in exact.values():  # each distinct text once, as a possible container
         longer = f" {texts[j]} "
         words = texts[j].split()

@@ -119,9 +119,10 @@ class ReadCache:
 
 
 def context_document(model: ReadModel) -> dict[str, Any]:
-    """What the SessionStart hook reads: readable summaries and the best standing, readable memories of any
-    tier (the most complete copy of each capture), best first, plain JSON."""
-    summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY and e.readable),
+    """What the SessionStart hook reads: readable, current summaries and the best standing, readable memories
+    of any tier (the most complete copy of each capture), best first, plain JSON."""
+    summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY and e.readable
+                        and not e.superseded_by),
                        key=lambda e: (-e.score, e.id))
     memories = sorted((e for e in model.entries if e.kind is EntryKind.MEMORY and e.copy_of is None
                        and not e.superseded_by and e.readable and e.quality >= MIN_CONTEXT_QUALITY

@@ -6,7 +6,8 @@ the entry holds; the ranking score is `relevance · (0.8 + 0.2 · retention)`,
 so among equally relevant entries the ones worth keeping come first.
 Summaries rank alongside memories. The tier filter is the mode's. Copies of
 one capture (identical, or cut differently) are one result: the group's most
-complete copy, ranked by its best-matching copy, with the copies' date range.
+complete copy, ranked by its best-matching copy, with the copies' date range;
+memories with the same title (one statement captured two ways) are one result.
 """
 
 from __future__ import annotations
@@ -103,11 +104,15 @@ def search(index: RecallIndex, query: str, *, mode: str = "standard", limit: int
         if relevance[i] < floor or len(hits) == limit:
             break
         entry = entries[i]
-        group = entry.copy_of or entry.key
-        if group in shown:
-            continue  # a copy of a capture already listed
-        shown.add(group)
-        hits.append(RecallHit(heads.get(group, entry), float(relevance[i]), float(scores[i])))
+        head = heads.get(entry.copy_of or entry.key, entry)
+        # a copy of a capture already listed, or the same statement captured another way (same title)
+        seen = {head.key, f"title:{' '.join((head.title or head.summary).split()).casefold()}"}
+        if head.kind is EntryKind.SUMMARY:
+            seen = {head.key}
+        if seen & shown:
+            continue
+        shown |= seen
+        hits.append(RecallHit(head, float(relevance[i]), float(scores[i])))
     return hits
 
 

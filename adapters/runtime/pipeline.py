@@ -127,7 +127,8 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
             ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock, llm_deadline=settings.llm_deadline,
                                                                quality=policy.quality)),
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
-                                                             llm_deadline=settings.llm_deadline)),
+                                                             llm_deadline=settings.llm_deadline,
+                                                             quality=policy.quality)),
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy)),

@@ -188,3 +188,33 @@ def test_a_warm_clusterer_forms_the_same_clusters_as_a_fresh_one(store_of_facts:
     assert sorted(c.members for c in grown.clusters) == sorted(c.members for c in fresh.clusters)
     assert [c.touched for c in sorted(grown.clusters, key=lambda c: c.members)] == \
         [c.touched for c in sorted(fresh.clusters, key=lambda c: c.members)]
+
+
+def test_a_newer_memory_is_never_superseded_by_an_older_one(dormant_store) -> None:
+    store = MemoryStore(GitStore(dormant_store.store.path))
+    memories = {m.key: m for m in store.scan(None).memories}
+    superseded = [(k, m.superseded_by) for k, m in store.load_state().meta.items() if m.superseded_by in memories]
+    assert superseded  # copies and replaced decisions exist in this store
+    for older, newer in superseded:
+        assert memories[newer].timestamp >= memories[older].timestamp
+
+
+def test_a_decision_captured_again_after_its_replacement_is_still_listed_as_replaced(dormant_store) -> None:
+    from memactors.adapters.reading.read_cache import ReadCache
+    from tests.realistic_store import FACTS
+
+    realistic = dormant_store.store
+    index = ReadCache(GitStore(realistic.path).common_dir).load()
+    explicit = [(e, realistic.truth[e.key]) for e in index.entries if e.key in realistic.truth
+                and realistic.truth[e.key].kind == "explicit"]
+    recaptured = []
+    for fact in FACTS:
+        if fact.replaces is None:
+            continue
+        since = min(e.timestamp for e, t in explicit if t.fact == fact.id)
+        again = [e for e, t in explicit if t.fact == fact.replaces and e.timestamp > since]
+        if again:
+            recaptured.append(fact.replaces)
+            heads = {e.copy_of or e.key for e in again}
+            assert all(next(h for h in index.entries if h.key == head).superseded_by for head in heads), fact.id
+    assert recaptured  # the store holds a replaced decision captured again after its replacement

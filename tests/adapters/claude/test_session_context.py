@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -16,10 +17,13 @@ from memactors.adapters.claude.session_context import (
     escape,
     inject,
     render_block,
+    session_start,
 )
 from tests.conftest import Repo, git, run_cli
+from tests.realistic_store import FACTS, current_facts
 
 OPEN, CLOSE = f"<{TAG}", f"</{TAG}>"
+MARKUP = re.compile(r"[▶─★|`<>{}\\]|&lt;|&gt;")
 EMBEDDINGS_OFF = {"MEMACTORS_EMBEDDINGS": "none"}
 
 
@@ -158,3 +162,19 @@ def test_the_context_path_imports_only_the_standard_library(repo: Repo) -> None:
                          text=True, check=True, cwd=repo.path)
     assert out.stdout.strip().splitlines()[-1] == "[]"
     assert git(repo.path, "status", "--porcelain").stdout == ""
+
+
+def test_a_dormant_stores_block_carries_its_key_decisions_and_never_a_fragment(dormant_store) -> None:
+    store = dormant_store.store
+    a_year_on = (store.now + timedelta(days=365)).timestamp()
+    block, _ = session_start(None, store.path, {}, now=a_year_on)
+    items = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [")]
+    titles = [re.split(r" \((?:replaces: |\d+ memories)", item)[0] for item in items]
+    current = {f.summary for f in FACTS if f.id in current_facts()}
+    replaced = {f.summary for f in FACTS if f.id in {g.replaces for g in FACTS}}
+    assert len(current & set(titles)) >= 8 and not replaced & set(titles)
+    for title in titles:
+        assert len(title.split()) >= 3 and not MARKUP.search(title), title
+        assert not title.startswith(("...", "…")) and not title.endswith(("...", "…")), title
+    assert len(block) <= ContextSettings().budget_chars
+    assert Repo(store.path).originals() == dormant_store.originals

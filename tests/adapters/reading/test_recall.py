@@ -228,3 +228,20 @@ def test_an_llm_that_is_down_leaves_the_offline_answer_and_exit_1(repo: Repo) ->
     assert "sk-test" not in result.stderr
     doc = json.loads(result.stdout)
     assert doc["provider"] == "offline" and "2023-05-07" in doc["answer"]
+
+
+def test_recall_lists_each_capture_once_by_title_with_the_date_range_of_its_copies(dormant_store) -> None:
+    store = dormant_store.store
+    result = run_cli("recall", "which database do we use for the index", "--json", "--no-track",
+                     "--repo", str(store.path))
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)
+    memories = [h for h in hits if h["kind"] == "memory"]
+    titles = [h["title"].casefold() for h in memories]
+    assert memories and len(set(titles)) == len(titles)  # no copy, no statement twice
+    assert not any(t.startswith("...") or "▶" in t for t in titles)
+    copied = [h for h in memories if h.get("copies", 1) > 1]
+    assert copied and all(h["first_seen"] <= h["last_seen"] for h in copied)
+    index = {m.key: m for m in MemoryStore(GitStore(store.path)).scan(None).memories}
+    first = next(k for k, m in index.items() if m.id == memories[0]["id"])
+    assert store.truth[first].fact == "index-sqlite"  # the decision asked about, not a fragment mentioning it
