@@ -11,14 +11,14 @@ from memactors.actors.algorithms.heuristic_judge import judge_pair
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
-from memactors.actors.ports import StructuredLLM
+from memactors.actors.ports import ContentReader, StructuredLLM
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.edge import EdgeType
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
-from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+from memactors.events.quality import WELL_FORMED, QualityPolicy, quality_score
 from memactors.events.report import TokenUsage
 from memactors.events.verdict import Relation, Verdict
 
@@ -58,10 +58,10 @@ class SupersessionJudge(JoiningActor):
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, *, pair_threshold: float, concurrency: int = 4,
                  older_per_memory: int = 2, batch_pairs: int = 60, batch_memories: int = 60,
-                 llm_deadline: float = 600.0, quality: QualityPolicy | None = None) -> None:
+                 llm_deadline: float = 600.0, quality: QualityPolicy, traits: ContentReader) -> None:
         super().__init__(bus)
-        self._quality = quality or QualityPolicy()
-        self._scores: dict[str, float] = {}  # quality by memory key (a key names immutable content)
+        self._quality = quality
+        self._traits = traits
         self._llm_deadline = llm_deadline
         self._llm = llm
         self._pair_threshold = pair_threshold
@@ -73,7 +73,6 @@ class SupersessionJudge(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
-        self._scores = {k: v for k, v in self._scores.items() if k in by_key}
         resolved = {
             frozenset((e.source_key, e.target_key))
             for e in scanned.prior.edges.values()
@@ -144,7 +143,7 @@ class SupersessionJudge(JoiningActor):
     def _pairs(self, cluster: Cluster, by_key: dict[str, Memory], copies: dict[str, list[Memory]],
                settled: Callable[[str, str], bool]) -> list[tuple[Memory, Memory, float]]:
         members = [by_key[k] for k in cluster.members]
-        quality = {m.key: self._quality_of(m) for m in members}
+        quality = {k: quality_score(self._quality, t) for k, t in self._traits.traits(members).items()}
         first = [min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in members]
         order = sorted(range(len(members)), key=lambda i: (first[i], members[i].timestamp, members[i].key))
         pairs = []
@@ -166,12 +165,6 @@ class SupersessionJudge(JoiningActor):
                     stand_in = max(earlier, key=lambda c: (c.timestamp, c.key))
                 pairs.append((newer, stand_in, cluster.similarity[i][j]))
         return pairs
-
-    def _quality_of(self, memory: Memory) -> float:
-        if memory.key not in self._scores:
-            self._scores[memory.key] = assess(self._quality, summary=memory.summary, body=memory.body,
-                                              tags=memory.tags).score
-        return self._scores[memory.key]
 
     async def _judge(
         self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]], deadline: float

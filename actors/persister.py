@@ -11,7 +11,7 @@ import trio
 from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
 from memactors.events.quality import QualityPolicy
-from memactors.actors.ports import Clock, ReadModelSink, StateChange, StateConflict, StateSink
+from memactors.actors.ports import Clock, ContentReader, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import ClusterKind
@@ -57,12 +57,13 @@ class Persister(JoiningActor):
     publishes = (RunCompleted, RunFailed)
 
     def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None,
-                 quality: QualityPolicy | None = None) -> None:
+                 quality: QualityPolicy | None = None, traits: ContentReader | None = None) -> None:
         super().__init__(bus)
         self._sink = sink
         self._clock = clock
         self._read_model = read_model
         self._quality = quality or QualityPolicy()
+        self._traits = traits
 
     async def handle_run(self, events: Joined) -> None:
         scanned, tiered = events[MemoriesScanned], events[MemoriesTiered]
@@ -186,6 +187,7 @@ class Persister(JoiningActor):
             {m.key: s for m, s in zip(tiered.metas, tiered.scores)}, summaries.values(),
             run_id=scanned.run_id, generated_at=self._clock.now(), memory_tips=scanned.memory_tips,
             quality=self._quality, reference_time=tiered.reference_time,
+            traits=self._traits.traits(scanned.memories) if self._traits is not None else None,
         )
         try:
             await trio.to_thread.run_sync(self._read_model.write, model)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from memactors.events.edge import Edge
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
+from memactors.events.quality import ContentTraits
 from memactors.events.read_model import ReadModel
 from memactors.events.report import RunReport
 from memactors.events.state import StateSnapshot
@@ -54,6 +55,12 @@ class StateChange:
 
 class StateConflict(Exception):
     """The state refs moved since they were read; nothing was written."""
+
+
+class ContentReader(Protocol):
+    """What each memory's content says (events/quality.py), by memory key. Blocking, CPU-bound on a miss."""
+
+    def traits(self, memories: Sequence[Memory]) -> dict[str, ContentTraits]: ...
 
 
 class MemorySource(Protocol):

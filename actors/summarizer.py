@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import trio
 
@@ -17,14 +17,13 @@ from memactors.actors.algorithms.prompts import (
     flagged,
     summary_prompt,
 )
-from memactors.actors.ports import Clock, StructuredLLM
+from memactors.actors.ports import Clock, ContentReader, StructuredLLM
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.memory import Memory
-from memactors.events.memory_text import display_title
 from memactors.events.pipeline import ClustersFormed, ClustersSummarized, MemoriesScanned
-from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+from memactors.events.quality import WELL_FORMED, ContentTraits, QualityPolicy, quality_score
 from memactors.events.report import TokenUsage
 from memactors.events.summary import DecisionFact, Summary
 
@@ -50,9 +49,11 @@ class Summarizer(JoiningActor):
     publishes = (ClustersSummarized,)
 
     def __init__(self, bus: Bus, llm: StructuredLLM | None, clock: Clock, *, concurrency: int = 4,
-                 batch_memories: int = 40, llm_deadline: float = 600.0, quality: QualityPolicy | None = None) -> None:
+                 batch_memories: int = 40, llm_deadline: float = 600.0, quality: QualityPolicy,
+                 traits: ContentReader) -> None:
         super().__init__(bus)
-        self._quality = quality or QualityPolicy()
+        self._quality = quality
+        self._traits = traits
         self._llm_deadline = llm_deadline
         self._llm = llm
         self._clock = clock
@@ -62,9 +63,10 @@ class Summarizer(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
+        touched = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched]
+        traits = self._traits.traits([by_key[k] for c in touched for k in c.members])
         # a cluster with no readable member gets no summary: there is nothing in it worth showing
-        todo = [c for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched
-                and any(display_title(by_key[k].summary, by_key[k].body).readable for k in c.members)]
+        todo = [c for c in touched if any(traits[k].readable for k in c.members)]
         if todo:
             progress.info("summarizing %d clusters%s...", len(todo), " with the LLM" if self._llm else "")
         summaries: list[Summary] = []
@@ -76,7 +78,7 @@ class Summarizer(JoiningActor):
         async def one(batch: list[Cluster]) -> None:
             nonlocal usage, flagged_total
             async with self._limit:
-                written, used, why = await self._summarize(batch, by_key, formed.run_id, deadline)
+                written, used, why = await self._summarize(batch, by_key, traits, formed.run_id, deadline)
             summaries.extend(written)
             usage += used
             flagged_total += sum(flagged(by_key[k]) for c in batch for k in c.members)
@@ -97,7 +99,8 @@ class Summarizer(JoiningActor):
         )
 
     async def _summarize(
-        self, clusters: Sequence[Cluster], by_key: dict[str, Memory], run_id: str, deadline: float
+        self, clusters: Sequence[Cluster], by_key: dict[str, Memory], traits: Mapping[str, ContentTraits],
+        run_id: str, deadline: float
     ) -> tuple[list[Summary], TokenUsage, str | None]:
         now = self._clock.now()
         groups = [[by_key[k] for k in c.members] for c in clusters]
@@ -129,8 +132,9 @@ class Summarizer(JoiningActor):
                 return written, usage, None
             why = f"summaries of {len(clusters)} clusters ({', '.join(c.id for c in clusters)}): {asked.why}"
         written = [
-            extractive.summarize(cluster, members, superseded=_older_decisions(members, self._quality), run_id=run_id, now=now,
-                                 summary_id=cluster.id, fallback_reason=why, quality=self._quality)
+            extractive.summarize(cluster, members, superseded=_older_decisions(members, traits, self._quality),
+                                 run_id=run_id, now=now, summary_id=cluster.id, fallback_reason=why,
+                                 quality=self._quality, traits=traits)
             for cluster, members in zip(clusters, groups)
         ]
         return [s for s in written if s is not None], usage, why
@@ -175,12 +179,12 @@ def _pack(clusters: Sequence[Cluster], max_memories: int) -> list[list[Cluster]]
     return batches
 
 
-def _older_decisions(members: Sequence[Memory], quality: QualityPolicy) -> set[str]:
+def _older_decisions(members: Sequence[Memory], traits: Mapping[str, ContentTraits],
+                     quality: QualityPolicy) -> set[str]:
     """Decisions a newer, well-formed decision of the same cluster follows: the extractive view of
     'replaced' (a transcript fragment that mentions a decision replaces nothing)."""
     decisions = sorted((m for m in members if m.namespace == "decisions"), key=lambda m: m.timestamp)
-    formed = [m for m in decisions
-              if assess(quality, summary=m.summary, body=m.body, tags=m.tags).score >= WELL_FORMED]
+    formed = [m for m in decisions if quality_score(quality, traits[m.key]) >= WELL_FORMED]
     if not formed:
         return set()
     newest = formed[-1]

@@ -11,7 +11,8 @@ from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
-from memactors.events.quality import assess
+from memactors.actors.ports import ContentReader
+from memactors.events.quality import quality_score
 from memactors.events.retention import RetentionPolicy, reference_time, scores, tier_for
 from memactors.events.tier import TIER_ORDER
 
@@ -31,10 +32,10 @@ class Tierer(JoiningActor):
     joins_if_published = (SupersessionsJudged,)
     publishes = (MemoriesTiered,)
 
-    def __init__(self, bus: Bus, policy: RetentionPolicy) -> None:
+    def __init__(self, bus: Bus, policy: RetentionPolicy, traits: ContentReader) -> None:
         super().__init__(bus)
         self._policy = policy
-        self._quality: dict[str, float] = {}  # by memory key: a key names immutable content
+        self._traits = traits
 
     async def handle_run(self, events: Joined) -> None:
         judged = events.get(SupersessionsJudged)
@@ -47,10 +48,7 @@ class Tierer(JoiningActor):
         # the store clock is the whole store's, even when this run scans some namespaces only
         seen = [m.timestamp for m in memories] + ([scanned.newest] if scanned.newest else [])
         now = reference_time(self._policy, scanned.request.started_at, seen)
-        known = self._quality
-        self._quality = {m.key: known[m.key] if m.key in known else
-                         assess(self._policy.quality, summary=m.summary, body=m.body, tags=m.tags).score
-                         for m in memories}
+        traits = self._traits.traits(memories)
         priors = [scanned.prior.meta.get(m.key) for m in memories]
         uses = [_fold(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
         # a supersession stands until a verdict replaces it or overturns it (`released`)
@@ -67,7 +65,8 @@ class Tierer(JoiningActor):
             activation_counts=np.fromiter((count for _, count in uses), dtype=np.float64, count=len(memories)),
             superseded=np.fromiter((s is not None for s in superseded_by), dtype=bool, count=len(memories)),
             now=now,
-            quality=np.fromiter((self._quality[m.key] for m in memories), dtype=np.float64, count=len(memories)),
+            quality=np.fromiter((quality_score(self._policy.quality, traits[m.key]) for m in memories),
+                                dtype=np.float64, count=len(memories)),
         )
         policy = self._policy
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})

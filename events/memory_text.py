@@ -29,6 +29,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CODEY = re.compile(r"[<>{}=\\|]|\w\(|::|->|;\s*$")
 _SPACE = re.compile(r"\s+")
+_SYMBOL = re.compile(r"[^\w\s.,;:'\"!?()’-]")
 #: Section headings of structured captures: structure, not statements.
 GENERIC_HEADINGS = frozenset({
     "context", "decision", "rationale", "consequences", "summary", "details", "notes", "examples", "example",
@@ -110,23 +111,25 @@ def markup_share(text: str) -> float:
     total = marked = 0
     in_code = False
     for raw in unescape(text).split("\n"):
-        size = len(raw.strip())
+        line = raw.strip()
+        size = len(line)
         total += size
         if _FENCE.match(raw):
             in_code = not in_code
             marked += size
         elif in_code or _TABLE.match(raw) or _RULE.match(raw) or _BLOCK_MARK.match(raw) \
-                or (size and not _HEADING.match(raw) and not _mostly_words(raw, 0.5)):
+                or (size and len(_SYMBOL.findall(line)) > 0.12 * size and not _HEADING.match(raw)):
             marked += size
     return marked / total if total else 0.0
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, lines: list[tuple[str, bool]] | None = None) -> list[str]:
     """Complete statements of `text`, in order: whole sentences (not where a window cut), and whole
-    lines that read as statements (a block's title line). Code, tables and echoes give none."""
+    lines that read as statements (a block's title line). Code, tables and echoes give none.
+    `lines` are `prose_lines(text)` when the caller has them already."""
     if not text.strip():
         return []
-    lines = prose_lines(text)
+    lines = prose_lines(text) if lines is None else lines
     cut_start, cut_end = text.strip().startswith(_CUT), text.strip().endswith(_CUT)
     found: list[str] = []
     for n, (line, heading) in enumerate(lines):
@@ -159,22 +162,24 @@ def _fit(text: str) -> str:
     return (cut[:space] if space > TITLE_CHARS // 2 else cut).rstrip(",;: ") + "…"
 
 
-def display_title(summary: str, body: str) -> Title:
-    """The line to show for a memory: see the module docstring. At most 100 characters."""
+def display_title(summary: str, body: str, body_lines: list[tuple[str, bool]] | None = None) -> Title:
+    """The line to show for a memory: see the module docstring. At most 100 characters.
+    `body_lines` are `prose_lines(body)` when the caller has them already."""
     plain = flat(" ".join(line for line, _ in prose_lines(summary)))
     if summary.strip() and not is_cut(summary) and not is_echo(summary) and plain and _mostly_words(plain, 0.5) \
             and not _BLOCK_MARK.match(summary) and not _FENCE.match(summary):
         return Title(_fit(plain), True)
+    lines = prose_lines(body) if body_lines is None else body_lines
     start = _trim_cuts(plain)
     if len(start) >= 12:  # a cut summary: the body may hold the whole line it was cut from
-        for line, _ in prose_lines(body):
+        for line, _ in lines:
             if flat(line).startswith(start) and _mostly_words(line) and not is_echo(line) \
                     and not flat(line).endswith(_CUT):
                 return Title(_fit(line), True)
-    for sentence in sentences(body) or sentences(summary):
+    found = sentences(body, lines) or sentences(summary)
+    for sentence in found:
         if len(sentence) <= TITLE_CHARS:
             return Title(_fit(sentence), True)
-    found = sentences(body) or sentences(summary)
     if found:
         return Title(_fit(found[0]), True)
     return Title(_fit(start or _trim_cuts(flat(unescape(summary))) or flat(body)[:TITLE_CHARS]), False)

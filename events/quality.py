@@ -40,12 +40,11 @@ class QualityPolicy(BaseModel):
     min_words: int = Field(3, ge=1)
 
 
-class Quality(BaseModel):
-    """A memory's quality with the factors it came from (for `show --json`), and its display title."""
+class ContentTraits(BaseModel):
+    """What the quality signal reads in a memory's content, independent of any weight: cacheable by key."""
 
     model_config = ConfigDict(frozen=True)
 
-    score: float
     title: str
     readable: bool
     auto_captured: bool
@@ -55,21 +54,41 @@ class Quality(BaseModel):
     information_words: int
 
 
+class Quality(ContentTraits):
+    """A memory's quality with the factors it came from (for `show --json`), and its display title."""
+
+    score: float
+
+
+def content_traits(*, summary: str, body: str, tags: Sequence[str] = ()) -> ContentTraits:
+    """The factors of one memory's content (see the module docstring)."""
+    body_lines = prose_lines(body)
+    title: Title = display_title(summary, body, body_lines)
+    cut = is_cut(summary) and (not body.strip() or is_cut(body))
+    text = " ".join(line for line, _ in body_lines) + ("" if is_cut(summary) else f" {summary}")
+    return ContentTraits(
+        title=title.text, readable=title.readable, auto_captured=AUTO_CAPTURED_TAG in tags, cut=cut,
+        echo=is_echo(summary) or is_echo(body), markup_share=round(markup_share(body if body.strip() else summary), 3),
+        information_words=len(set(_WORDS.findall(text.lower()))),
+    )
+
+
+def quality_score(policy: QualityPolicy, traits: ContentTraits) -> float:
+    """The product of the factors under `policy`, in [0, 1]."""
+    score = 1.0
+    score *= policy.auto_captured if traits.auto_captured else 1.0
+    score *= policy.cut if traits.cut else 1.0
+    score *= 1.0 if traits.readable else policy.unreadable
+    score *= policy.echo if traits.echo else 1.0
+    score *= 1.0 - policy.markup_weight * traits.markup_share
+    score *= min(1.0, traits.information_words / policy.min_words)
+    return round(max(0.0, min(1.0, score)), 4)
+
+
+def with_score(policy: QualityPolicy, traits: ContentTraits) -> Quality:
+    return Quality(**traits.model_dump(), score=quality_score(policy, traits))
+
+
 def assess(policy: QualityPolicy, *, summary: str, body: str, tags: Sequence[str] = ()) -> Quality:
     """The quality of one memory's content (see the module docstring)."""
-    title: Title = display_title(summary, body)
-    auto = AUTO_CAPTURED_TAG in tags
-    cut = is_cut(summary) and (not body.strip() or is_cut(body))
-    echo = is_echo(summary) or is_echo(body)
-    text = body if body.strip() else summary
-    markup = markup_share(text)
-    words = len(set(_WORDS.findall(" ".join(line for line, _ in prose_lines(f"{summary}\n{body}")).lower())))
-    score = 1.0
-    score *= policy.auto_captured if auto else 1.0
-    score *= policy.cut if cut else 1.0
-    score *= 1.0 if title.readable else policy.unreadable
-    score *= policy.echo if echo else 1.0
-    score *= 1.0 - policy.markup_weight * markup
-    score *= min(1.0, words / policy.min_words)
-    return Quality(score=round(max(0.0, min(1.0, score)), 4), title=title.text, readable=title.readable,
-                   auto_captured=auto, cut=cut, echo=echo, markup_share=round(markup, 3), information_words=words)
+    return with_score(policy, content_traits(summary=summary, body=body, tags=tags))

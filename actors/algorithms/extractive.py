@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memactors.events.cluster import Cluster
 from memactors.events.memory import Memory
 from memactors.events.memory_text import sentences
-from memactors.events.quality import QualityPolicy, assess
+from memactors.events.quality import ContentTraits, QualityPolicy, assess, with_score
 from memactors.events.summary import DecisionFact, Summary
 
 #: Offline summaries are extractive, not understood: say so in the confidence.
@@ -31,6 +31,7 @@ def summarize(
     summary_id: str,
     fallback_reason: str | None = None,
     quality: QualityPolicy | None = None,
+    traits: Mapping[str, ContentTraits] | None = None,
 ) -> Summary | None:
     """An extractive summary, or None when no member has a readable title (nothing worth showing).
 
@@ -42,7 +43,9 @@ def summarize(
     except restatements of a fact that still stands: those are not stale.
     """
     policy = quality or QualityPolicy()
-    rated = {m.key: assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in members}
+    known = traits or {}
+    rated = {m.key: with_score(policy, known[m.key]) if m.key in known
+             else assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in members}
     titles = {m.key: rated[m.key].title for m in members}
     standing_titles = {_norm(titles[m.key]) for m in members if m.key not in superseded}
     superseded = {m.key for m in members if m.key in superseded and _norm(titles[m.key]) not in standing_titles}

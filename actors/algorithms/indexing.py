@@ -12,7 +12,7 @@ from memactors.actors.algorithms.near_duplicates import copy_groups
 from memactors.events.memory import Memory
 from memactors.events.memory_text import display_title, is_echo
 from memactors.events.metadata import MemoryMeta
-from memactors.events.quality import QualityPolicy, assess
+from memactors.events.quality import ContentTraits, QualityPolicy, assess, with_score
 from memactors.events.read_model import EntryKind, IndexedEntry, ReadModel
 from memactors.events.summary import Summary
 from memactors.events.terms import terms
@@ -40,6 +40,7 @@ def build_read_model(
     memory_tips: Mapping[str, str],
     quality: QualityPolicy | None = None,
     reference_time: datetime | None = None,
+    traits: Mapping[str, ContentTraits] | None = None,
 ) -> ReadModel:
     """Every memory (with its tier, score, supersession, title and quality) and every summary, in one model.
 
@@ -53,7 +54,9 @@ def build_read_model(
     policy = quality or QualityPolicy()
     kept = [m for m in memories if m.key in metas]
     by_key = {m.key: m for m in kept}
-    assessed = {m.key: assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in kept}
+    known = traits or {}
+    assessed = {m.key: with_score(policy, known[m.key]) if m.key in known
+                else assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in kept}
     group_of = copy_groups(kept)
     members: dict[str, list[str]] = {}
     for key, head in group_of.items():

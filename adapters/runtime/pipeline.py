@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import trio
 
@@ -24,6 +24,7 @@ from memactors.adapters.claude.activation_log import ActivationLog
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import StoreError
 from memactors.adapters.reading.read_cache import ReadCache
+from memactors.adapters.reading.traits_cache import TraitsCache
 from memactors.adapters.runtime.gc_tuning import tune_gc  # noqa: F401 - re-exported for the benchmarks
 from memactors.adapters.runtime.settings import Settings
 from memactors.bus.bus import Bus
@@ -58,7 +59,8 @@ class RunOptions:
 class Services:
     """The adapters one pipeline runs on. `embedder` None runs without the semantic stages;
     `llm` None summarizes and judges offline; `read_cache` None keeps no recall index;
-    `activations` None folds no recall uses."""
+    `activations` None folds no recall uses; `traits` (what each memory's content says) lives in
+    memory unless given a directory."""
 
     store: MemoryStore
     settings: Settings
@@ -67,6 +69,7 @@ class Services:
     llm: StructuredLLM | None = None
     read_cache: ReadModelSink | None = None
     activations: ActivationLog | None = None
+    traits: TraitsCache = field(default_factory=TraitsCache)
 
     async def run_completed(self, *, scoped: bool = False) -> None:
         """A run completed: keep its new vectors; answers checkpointed for it are no longer needed;
@@ -74,6 +77,7 @@ class Services:
         save = getattr(self.embedder, "save", None)
         if callable(save):
             await trio.to_thread.run_sync(save)
+        await trio.to_thread.run_sync(self.traits.save)
         clear = getattr(self.llm, "clear", None)
         if callable(clear):
             clear()
@@ -84,6 +88,8 @@ class Services:
         save = getattr(self.embedder, "save", None)
         if keep_caches and callable(save):
             await trio.to_thread.run_sync(save)
+        if keep_caches:
+            await trio.to_thread.run_sync(self.traits.save)
         if self.llm is not None:
             await self.llm.aclose()
 
@@ -108,7 +114,8 @@ def build_services(
         llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
     return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm,
                     read_cache=ReadCache(store.git.common_dir, embedder),
-                    activations=ActivationLog(store.git.common_dir))
+                    activations=ActivationLog(store.git.common_dir),
+                    traits=TraitsCache(store.git.common_dir / "memactors"))
 
 
 def pipeline_children(services: Services, crossover: Callable[[], int] | None = None) -> list[ChildSpec]:
@@ -125,14 +132,15 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
                 max_size=settings.max_cluster_size,
                 crossover=crossover or settings.knn_crossover)),
             ChildSpec("summarizer", lambda bus: Summarizer(bus, llm, clock, llm_deadline=settings.llm_deadline,
-                                                               quality=policy.quality)),
+                                                               quality=policy.quality, traits=services.traits)),
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
                                                              llm_deadline=settings.llm_deadline,
-                                                             quality=policy.quality)),
+                                                             quality=policy.quality, traits=services.traits)),
         ]
     children += [
-        ChildSpec("tierer", lambda bus: Tierer(bus, policy)),
-        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache, quality=policy.quality)),
+        ChildSpec("tierer", lambda bus: Tierer(bus, policy, services.traits)),
+        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache,
+                                                                 quality=policy.quality, traits=services.traits)),
     ]
     return children
 
