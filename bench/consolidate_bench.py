@@ -39,6 +39,7 @@ from memactors.actors.ports import StateChange
 from memactors.adapters.git.memory_store import STATE_REFS, MemoryStore
 from memactors.adapters.git.note_format import append_entry, serialize_entry
 from memactors.adapters.git.store import GitStore
+from memactors.adapters.reading.traits_cache import TRAITS_FILE, TraitsCache
 from memactors.adapters.runtime.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc
 from memactors.adapters.runtime.settings import Settings
@@ -101,6 +102,7 @@ def reset_state(path: Path, *, cache: bool) -> None:
             repo.references.delete(ref)
     if cache:
         (path / ".git" / "memactors" / "parse-cache.json").unlink(missing_ok=True)
+        (path / ".git" / "memactors" / TRAITS_FILE).unlink(missing_ok=True)
 
 
 def timed(fn):
@@ -110,7 +112,9 @@ def timed(fn):
 
 
 def run_once(path: Path) -> RunReport:
-    services = Services(store=MemoryStore(GitStore(path)), settings=Settings(), clock=FixedClock(NOW))
+    git = GitStore(path)  # the content-traits cache lives where the CLI keeps it
+    services = Services(store=MemoryStore(git), settings=Settings(), clock=FixedClock(NOW),
+                        traits=TraitsCache(git.common_dir / "memactors"))
     return trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
 
 

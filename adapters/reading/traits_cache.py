@@ -21,7 +21,9 @@ from memactors.events.quality import ContentTraits, content_traits
 TRAITS_FILE = "content-traits.json"
 #: Bumped whenever what `content_traits` computes changes, so old answers are not reused.
 TRAITS_VERSION = 1
-_FIELDS = tuple(ContentTraits.model_fields)
+_FIELDS = ContentTraits._fields
+#: The JSON types of a row as `save` writes it (a share of 0 or 1 may come back as an int).
+_ROWS = {(str, bool, bool, bool, bool, share, int) for share in (float, int)}
 
 
 class TraitsCache:
@@ -52,9 +54,10 @@ class TraitsCache:
             return
         if not self._dirty and self._used >= self._known.keys():
             return
-        rows = {key: [getattr(t, name) for name in _FIELDS] for key, t in self._known.items() if key in self._used}
+        rows = {key: list(t) for key, t in self._known.items() if key in self._used}
         tmp = self.path.with_name(f".{self.path.name}.tmp{os.getpid()}")
         try:
+            self.path.parent.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
             tmp.write_text(json.dumps({"version": TRAITS_VERSION, "fields": _FIELDS, "traits": rows},
                                       ensure_ascii=False, separators=(",", ":")))
             os.replace(tmp, self.path)
@@ -73,8 +76,8 @@ class TraitsCache:
         try:
             document = json.loads(self.path.read_text())
             if document.get("version") == TRAITS_VERSION and tuple(document.get("fields", ())) == _FIELDS:
-                self._known = {key: ContentTraits.model_validate(dict(zip(_FIELDS, row)))
-                               for key, row in document["traits"].items()}
+                self._known = {key: ContentTraits._make(row) for key, row in document["traits"].items()
+                               if tuple(map(type, row)) in _ROWS}
         except (OSError, ValueError, TypeError, AttributeError, KeyError):  # pydantic's errors are ValueErrors
             self._known = {}
         return self._known
