@@ -178,3 +178,25 @@ def test_a_dormant_stores_block_carries_its_key_decisions_and_never_a_fragment(d
         assert not title.startswith(("...", "…")) and not title.endswith(("...", "…")), title
     assert len(block) <= ContextSettings().budget_chars
     assert Repo(store.path).originals() == dormant_store.originals
+
+
+def test_the_recency_clock_setting_is_read_and_a_bad_value_noted() -> None:
+    settings, notes = ContextSettings.from_env({"MEMACTORS_RECENCY_CLOCK": "wall"})
+    assert settings.recency_clock == "wall" and notes == []
+    settings, notes = ContextSettings.from_env({"MEMACTORS_RECENCY_CLOCK": "sundial"})
+    assert settings.recency_clock == "store" and "MEMACTORS_RECENCY_CLOCK='sundial'" in notes[0]
+
+
+def test_on_the_store_clock_a_dormant_stores_recency_does_not_decay() -> None:
+    fresh = candidate(1, "Decision captured at the store's end", score=0.0)
+    kept = candidate(2, "Decision worth keeping from long before", score=0.5)
+    kept["anchor"] = fresh["anchor"] - 3000 * 86400
+    document = {"generated_at": "2026-05-01T00:00:00+00:00", "reference_time": fresh["anchor"],
+                "candidates": [kept, fresh]}
+    a_year_on = fresh["anchor"] + 365 * 86400
+    store = ContextSettings(weight_relevance=0, weight_activation=0)
+    wall = ContextSettings(weight_relevance=0, weight_activation=0, recency_clock="wall")
+    on_store = render_block(document, frozenset(), store, now=a_year_on, max_chars=10_000)
+    on_wall = render_block(document, frozenset(), wall, now=a_year_on, max_chars=10_000)
+    assert on_store.index("at the store's end") < on_store.index("from long before")  # still fresh
+    assert on_wall.index("from long before") < on_wall.index("at the store's end")  # a year old

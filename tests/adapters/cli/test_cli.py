@@ -414,3 +414,23 @@ def test_show_prints_a_summary_and_edges_lists_the_summary_link(tmp_path: Path, 
     assert doc["kind"] == "summary" and linked["key"] in doc["source_keys"] and doc["provider"] == "offline"
     edges = run_cli("edges", "--repo", str(demo), linked["id"]).stdout
     assert "summarized in summary:" in edges
+
+
+def test_show_and_tiers_give_a_fragment_its_title_from_the_body_and_explain_its_quality(repo: Repo) -> None:
+    window = ("...died with the capture process, leaving the index half written. After comparing the options we "
+              "decided on this. Indexing now runs in a detached subprocess that outlives the hook that star...")
+    repo.capture("decisions", window[:97] + "...", window, tags=["auto-captured", "pre-compact"])
+    repo.capture("decisions", "Run the indexer as a detached subprocess",
+                 "## Decision\nIndexing runs in a detached subprocess.\n\n## Rationale\nIt outlives the hook.")
+    assert run_cli("consolidate", "--repo", str(repo.path), env={"MEMACTORS_EMBEDDINGS": "none"}).returncode == 0
+    tiers = json.loads(run_cli("tiers", "--json", "--repo", str(repo.path)).stdout)["tiers"]
+    listed = {item["summary"]: item for items in tiers.values() for item in items}
+    fragment = listed[window[:97] + "..."]
+    assert fragment["title"] == "After comparing the options we decided on this." and fragment["quality"] < 0.5
+    assert fragment["id"] not in [item["id"] for item in tiers["hot"]]
+    shown = json.loads(run_cli("show", "--json", "--repo", str(repo.path), fragment["id"]).stdout)
+    assert shown["summary"] == window[:97] + "..." and shown["title"] == fragment["title"]
+    assert shown["quality"]["auto_captured"] and shown["quality"]["cut"] and shown["quality"]["readable"]
+    assert shown["retention"]["quality"] == shown["quality"]["score"]
+    text = run_cli("show", "--repo", str(repo.path), fragment["id"]).stdout
+    assert "title      After comparing the options" in text and "cut from a transcript" in text
