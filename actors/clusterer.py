@@ -1,4 +1,4 @@
-"""Clusterer: collapses exact duplicates, embeds the rest and groups them by meaning."""
+"""Clusterer: collapses copies of a capture (exact or cut differently), embeds the rest and groups them by meaning."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ import trio
 
 from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
-from memactors.events.quality import QualityPolicy
 from memactors.actors.ports import Clock, ContentReader, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
@@ -26,6 +25,7 @@ from memactors.events.pipeline import (
     RunFailed,
     SupersessionsJudged,
 )
+from memactors.events.quality import QualityPolicy
 from memactors.events.report import RunReport, TokenUsage
 from memactors.events.summary import Summary
 

@@ -7,11 +7,11 @@ from datetime import datetime
 
 import numpy as np
 
+from memactors.actors.ports import ContentReader
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
-from memactors.actors.ports import ContentReader
 from memactors.events.quality import quality_score
 from memactors.events.retention import RetentionPolicy, reference_time, scores, tier_for
 from memactors.events.tier import TIER_ORDER

@@ -1,4 +1,4 @@
-"""Exact-duplicate detection and similarity clustering, on vectors already computed.
+"""Copy detection and similarity clustering, on vectors already computed.
 
 Pure functions over numpy arrays (rows L2-normalised, so a dot product is
 a cosine). Exact kNN is blocked numpy; above `crossover` rows pynndescent
@@ -9,8 +9,6 @@ background with `warm_up_approximate` and may then cross over earlier).
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,8 +17,6 @@ from numpy.typing import NDArray
 from memactors.actors.algorithms.near_duplicates import copy_groups
 from memactors.events.memory import Memory
 
-_WORDS = re.compile(r"[^\w]+", re.UNICODE)
-
 #: How much of a body is embedded with its summary (MiniLM reads 256 word pieces anyway).
 EMBED_CHARS = 2000
 
@@ -28,12 +24,6 @@ EMBED_CHARS = 2000
 def embedding_text(memory: Memory) -> str:
     """The text of a memory that is embedded: its summary, then the start of its body."""
     return f"{memory.summary}\n{memory.body[:EMBED_CHARS]}".strip()
-
-
-def content_hash(memory: Memory) -> str:
-    """Identity of what a memory says: case, spacing and punctuation do not count."""
-    text = f"{memory.summary}\n{memory.body}".casefold()
-    return hashlib.sha256(" ".join(_WORDS.split(text)).strip().encode()).hexdigest()
 
 
 def duplicate_groups(memories: Sequence[Memory]) -> dict[str, list[str]]:

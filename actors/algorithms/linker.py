@@ -64,7 +64,8 @@ def run_edges(
     edges: list[Edge] = []
     for copy, canonical in duplicate_of.items():
         edges.append(_edge(canonical, copy, EdgeType.SUBSUMES, ids, weight=1.0,
-                           reason="duplicate: a copy of the same capture (the same text, or a shorter cut of it)", now=now, run_id=run_id))
+                           reason="duplicate: a copy of the same capture (the same text, or a shorter cut of it)",
+                           now=now, run_id=run_id))
     for v in verdicts:
         implied = verdict_edge(v)
         if implied is not None:

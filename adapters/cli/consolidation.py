@@ -139,7 +139,7 @@ def _render_report(report, where: str) -> str:
     lines.append(f"  transitions {counts(report.tier_transitions)}")
     if report.memories_embedded or report.clusters_found or report.duplicates_collapsed:
         lines.append(f"  clusters    {report.clusters_found} of 3+ and {report.pairs_found} pairs, "
-                     f"{report.duplicates_collapsed} exact duplicates collapsed, "
+                     f"{report.duplicates_collapsed} copies collapsed, "
                      f"{report.summaries_created} summaries written")
         lines.append(f"  judged      {report.supersessions_detected} newly superseded or subsumed, "
                      f"{report.contradictions_flagged} contradictions for you (`memactors conflicts`)")

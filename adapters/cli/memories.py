@@ -200,7 +200,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         f"  title      {q.title}",
         f"  namespace  {found.memory.namespace}    captured {found.memory.timestamp.isoformat()}",
         f"  retention  {r.score:.3f} from recency {r.recency:.2f} · activation {r.activation:.2f} · "
-        f"importance {r.importance:.2f}, times quality {r.quality:.2f}" + ("  (superseded x0.2)" if r.superseded else ""),
+        f"importance {r.importance:.2f}, times quality {r.quality:.2f}"
+        + ("  (superseded x0.2)" if r.superseded else ""),
         f"  quality    {q.score:.2f}: " + ", ".join([*notes, f"markup {q.markup_share:.0%}",
                                                      f"{q.information_words} distinct words"]),
         f"  key        {found.memory.key}",

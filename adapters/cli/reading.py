@@ -28,8 +28,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "memory returned counts as a use (folded into its retention by the next run). "
                             "Questions about when / what date / how long ago are answered with --reason.",
                             epilog="--json prints a list of results (id, kind, namespace, tier, score, summary, "
-                            "title, timestamp, superseded_by; copies, first_seen, last_seen for a capture stored several "
-                            "times); with --reason an answer (answer, confidence, reasoning, "
+                            "title, timestamp, superseded_by; copies, first_seen, last_seen for a capture "
+                            "stored several times); with --reason an answer (answer, confidence, reasoning, "
                             "temporal_resolutions, source_memory_ids). Exit 2 before the first consolidation.")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--mode", choices=["reflexive", "standard", "deep", "exhaustive"],
@@ -45,8 +45,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             help="the Claude Code SessionStart hook: print the consolidated context",
                             description="Print the SessionStart hook output: {\"hookSpecificOutput\": "
                             "{\"hookEventName\": \"SessionStart\", \"additionalContext\": ...}} holding one "
-                            "<memory_consolidated_summaries> block of the highest-priority summaries and hot "
-                            "memories for this session, within a token budget. Reads the hook JSON from stdin "
+                            "<memory_consolidated_summaries> block, one readable line per item: the key current "
+                            "decisions and learnings, then summaries and memories of any tier by priority for this "
+                            "session, within a token budget. Reads the hook JSON from stdin "
                             "when stdin is not a terminal. Reads only what the last run precomputed (no model, "
                             "no git notes scan); always exits 0, problems go to stderr.")
     p.add_argument("--budget", type=int, metavar="TOKENS",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
-
-import json
 
 from memactors.adapters.reading.traits_cache import _FIELDS, TRAITS_FILE, TraitsCache
 from memactors.events.memory import Memory, memory_key
