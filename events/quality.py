@@ -54,19 +54,23 @@ class ContentTraits(NamedTuple):
     information_words: int
 
 
-class Quality(BaseModel):
-    """A memory's quality with the factors it came from (for `show --json`), and its display title."""
-
-    model_config = ConfigDict(frozen=True)
+class Quality(NamedTuple):
+    """A memory's quality and the traits it came from (its title among them)."""
 
     score: float
-    title: str
-    readable: bool
-    auto_captured: bool
-    cut: bool
-    echo: bool
-    markup_share: float
-    information_words: int
+    traits: ContentTraits
+
+    @property
+    def title(self) -> str:
+        return self.traits.title
+
+    @property
+    def readable(self) -> bool:
+        return self.traits.readable
+
+    def as_json(self) -> dict[str, object]:
+        """The score and every factor, as `show --json` prints them."""
+        return {"score": self.score, **self.traits._asdict()}
 
 
 def content_traits(*, summary: str, body: str, tags: Sequence[str] = ()) -> ContentTraits:
@@ -95,7 +99,7 @@ def quality_score(policy: QualityPolicy, traits: ContentTraits) -> float:
 
 
 def with_score(policy: QualityPolicy, traits: ContentTraits) -> Quality:
-    return Quality(**traits._asdict(), score=quality_score(policy, traits))
+    return Quality(quality_score(policy, traits), traits)
 
 
 def assess(policy: QualityPolicy, *, summary: str, body: str, tags: Sequence[str] = ()) -> Quality:

@@ -154,7 +154,7 @@ def _memory_json(view) -> dict[str, Any]:
         "relates_to": list(memory.relates_to),
         "tier": view.tier,
         "retention": view.retention.model_dump(),
-        "quality": view.quality.model_dump(),
+        "quality": view.quality.as_json(),
         "meta": view.meta.model_dump(mode="json") if view.meta else None,
     }
 
@@ -191,9 +191,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
               "(IDs look like decisions:<sha>:<index>; see `memactors tiers`)", file=sys.stderr)
         return EXIT_ERRORS
     doc = {"kind": "memory", **_memory_json(found)}
-    r, q = found.retention, found.quality
-    notes = [name for name, on in (("auto-captured", q.auto_captured), ("cut from a transcript", q.cut),
-                                   ("no complete sentence", not q.readable), ("echoes injected context", q.echo))
+    r, q, t = found.retention, found.quality, found.quality.traits
+    notes = [name for name, on in (("auto-captured", t.auto_captured), ("cut from a transcript", t.cut),
+                                   ("no complete sentence", not t.readable), ("echoes injected context", t.echo))
              if on]
     lines = [
         f"{found.memory.id}  [{found.tier}]",
@@ -202,8 +202,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         f"  retention  {r.score:.3f} from recency {r.recency:.2f} · activation {r.activation:.2f} · "
         f"importance {r.importance:.2f}, times quality {r.quality:.2f}"
         + ("  (superseded x0.2)" if r.superseded else ""),
-        f"  quality    {q.score:.2f}: " + ", ".join([*notes, f"markup {q.markup_share:.0%}",
-                                                     f"{q.information_words} distinct words"]),
+        f"  quality    {q.score:.2f}: " + ", ".join([*notes, f"markup {t.markup_share:.0%}",
+                                                     f"{t.information_words} distinct words"]),
         f"  key        {found.memory.key}",
     ]
     if found.memory.summary.strip() != q.title:

@@ -25,9 +25,10 @@ def test_each_factor_is_reported_and_an_explicit_capture_scores_one() -> None:
     window = assess(QualityPolicy(), summary=FRAGMENT[:97] + "...", body=FRAGMENT, tags=AUTO)
     echo = assess(QualityPolicy(), summary='...namespace="decisions",', body='<memory namespace="decisions">',
                   tags=AUTO)
-    assert explicit.score == 1.0 and not (explicit.auto_captured or explicit.cut or explicit.echo)
-    assert window.auto_captured and window.cut and window.readable and window.score <= 0.85 * 0.35
-    assert echo.echo and not echo.readable and echo.score < 0.05
+    assert explicit.score == 1.0 and not (explicit.traits.auto_captured or explicit.traits.cut or explicit.traits.echo)
+    assert window.traits.auto_captured and window.traits.cut and window.readable and window.score <= 0.85 * 0.35
+    assert echo.traits.echo and not echo.readable and echo.score < 0.05
+    assert explicit.as_json()["title"] == "Run the indexer as a subprocess" and explicit.as_json()["score"] == 1.0
 
 
 @given(days=st.floats(min_value=0, max_value=3000), uses=st.integers(min_value=0, max_value=10_000),
