@@ -136,7 +136,7 @@ class Persister(JoiningActor):
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
         if not (changed_meta or summary_changes or edge_changes):
-            report = await self._refresh_read_model(report, scanned, tiered, metas, prior.summaries)
+            report = await self._refresh_read_model(report, scanned, tiered, formed, metas, prior.summaries)
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
         commit_of = {m.key: m.commit for m in scanned.memories}
@@ -169,11 +169,12 @@ class Persister(JoiningActor):
         summaries = {**prior.summaries, **{sid: s for sid, s in summary_changes.items() if s is not None}}
         for sid in [sid for sid, s in summary_changes.items() if s is None]:
             summaries.pop(sid, None)
-        report = await self._refresh_read_model(report, scanned, tiered, metas, summaries)
+        report = await self._refresh_read_model(report, scanned, tiered, formed, metas, summaries)
         await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
 
     async def _refresh_read_model(self, report: RunReport, scanned: MemoriesScanned, tiered: MemoriesTiered,
-                                  metas: list[MemoryMeta], summaries: Mapping[str, Summary]) -> RunReport:
+                                  formed: ClustersFormed | None, metas: list[MemoryMeta],
+                                  summaries: Mapping[str, Summary]) -> RunReport:
         """Precompute what recall and context read, after a run over the whole store.
 
         A run scoped to some namespaces leaves the read model as it was (it
@@ -188,6 +189,7 @@ class Persister(JoiningActor):
             run_id=scanned.run_id, generated_at=self._clock.now(), memory_tips=scanned.memory_tips,
             quality=self._quality, reference_time=tiered.reference_time,
             traits=self._traits.traits(scanned.memories) if self._traits is not None else None,
+            copies=formed.duplicate_of if formed is not None else None,
         )
         try:
             await trio.to_thread.run_sync(self._read_model.write, model)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from memactors.actors.algorithms.clustering import embedding_text
-from memactors.actors.algorithms.near_duplicates import copy_groups
+from memactors.actors.algorithms.near_duplicates import copy_groups, most_complete
 from memactors.events.memory import Memory
 from memactors.events.memory_text import display_title, is_echo
 from memactors.events.metadata import MemoryMeta
@@ -41,12 +41,14 @@ def build_read_model(
     quality: QualityPolicy | None = None,
     reference_time: datetime | None = None,
     traits: Mapping[str, ContentTraits] | None = None,
+    copies: Mapping[str, str] | None = None,
 ) -> ReadModel:
     """Every memory (with its tier, score, supersession, title and quality) and every summary, in one model.
 
     `metas` and `scores` are the run's final values by memory key; a memory
     without metadata is left out (it has no tier yet). Copies of one capture
-    are grouped (actors/algorithms/near_duplicates.py): the most complete
+    are grouped (`copies`, copy key -> canonical key, when the clusterer found
+    them already; else actors/algorithms/near_duplicates.py): the most complete
     copy answers for the group, superseded when any copy was superseded by a
     memory outside the group (a statement re-captured verbatim after it was
     replaced is still replaced), else standing and scored as its best copy.
@@ -57,7 +59,7 @@ def build_read_model(
     known = traits or {}
     assessed = {m.key: with_score(policy, known[m.key]) if m.key in known
                 else assess(policy, summary=m.summary, body=m.body, tags=m.tags) for m in kept}
-    group_of = copy_groups(kept)
+    group_of = copy_groups(kept) if copies is None else most_complete(kept, copies)
     members: dict[str, list[str]] = {}
     for key, head in group_of.items():
         members.setdefault(head, []).append(key)

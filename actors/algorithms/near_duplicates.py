@@ -11,7 +11,7 @@ a different statement, not a cut of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memactors.events.memory import Memory
 from memactors.events.memory_text import is_cut, prose_lines
@@ -92,4 +92,21 @@ def copy_groups(memories: Sequence[Memory], min_chars: int = MIN_COPY_CHARS) -> 
     for members in groups.values():
         best = max(members, key=lambda i: (len(texts[i]), memories[i].timestamp, memories[i].key))
         result.update({memories[i].key: memories[best].key for i in members})
+    return result
+
+
+def most_complete(memories: Sequence[Memory], copy_of: Mapping[str, str]) -> dict[str, str]:
+    """`copy_groups`' answer from groups already found (copy key -> canonical key, as the clusterer
+    gives them): memory key -> key of its group's most complete copy."""
+    members: dict[str, list[Memory]] = {}
+    by_key = {m.key: m for m in memories}
+    for memory in memories:
+        members.setdefault(copy_of.get(memory.key, memory.key), []).append(memory)
+    result: dict[str, str] = {}
+    for canonical, group in members.items():
+        if canonical in by_key and by_key[canonical] not in group:
+            group.append(by_key[canonical])
+        best = group[0] if len(group) == 1 else max(
+            group, key=lambda m: (len(comparable_text(m)), m.timestamp, m.key))
+        result.update({m.key: best.key for m in group})
     return result

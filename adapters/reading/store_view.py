@@ -8,9 +8,10 @@ from datetime import datetime
 
 from memactors.actors.ports import ScanOutcome
 from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.reading.traits_cache import TraitsCache
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
-from memactors.events.quality import Quality, assess
+from memactors.events.quality import Quality, with_score
 from memactors.events.retention import RetentionPolicy, RetentionScore, reference_time, score
 
 
@@ -44,14 +45,18 @@ class StoreView:
 
 def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> StoreView:
     """Scan (through the parse cache) and join every memory with its metadata; recency counts from the
-    policy's reference time (the store's newest memory, by default), as a run's does."""
+    policy's reference time (the store's newest memory, by default), as a run's does. What each memory's
+    content says comes from the runs' cache, so a large store is not read again."""
     state = store.load_state()
     scan = store.scan(None)
     now = reference_time(policy, now, (m.timestamp for m in scan.memories))
+    cache = TraitsCache(store.git.common_dir / "memactors")
+    traits = cache.traits(scan.memories)
+    cache.save()
     views = []
     for memory in scan.memories:
         meta = state.meta.get(memory.key)
-        quality = assess(policy.quality, summary=memory.summary, body=memory.body, tags=memory.tags)
+        quality = with_score(policy.quality, traits[memory.key])
         views.append(
             MemoryView(
                 memory=memory,

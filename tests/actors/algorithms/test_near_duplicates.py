@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from memactors.actors.algorithms.clustering import duplicate_groups
-from memactors.actors.algorithms.near_duplicates import copy_groups
+from memactors.actors.algorithms.near_duplicates import copy_groups, most_complete
 from memactors.events.memory import Memory, memory_key
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -27,6 +27,8 @@ def test_a_shorter_cut_of_the_same_capture_collapses_into_the_longer() -> None:
     assert groups[shorter.key] == longer.key and groups[longer.key] == longer.key  # the most complete leads
     assert groups[other.key] == other.key
     assert duplicate_groups([longer, shorter, other]) == {shorter.key: [longer.key]}  # the newest is canonical
+    # the read model finds the same heads from the clusterer's copy -> canonical map
+    assert most_complete([longer, shorter, other], {longer.key: shorter.key}) == groups
 
 
 def test_a_short_statement_inside_a_longer_one_is_not_a_copy() -> None:
