@@ -88,6 +88,10 @@ def _resolve_remote(git: GitStore, remote: str) -> _Remote:
     )
 
 
+_STALE_LOCK_ADVICE = ("if no git or memactors process is running, a killed one left that .lock file behind: "
+                      "remove it and retry; nothing changed locally")
+
+
 def _fetch(git: GitStore, remote: _Remote) -> None:
     base = git.notes_base
     specs = [
@@ -97,7 +101,10 @@ def _fetch(git: GitStore, remote: _Remote) -> None:
     done = run_git(git, "fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head",
                     remote.argument, *specs, check=False)
     if done.returncode != 0:
-        raise SyncError(f"cannot fetch from {remote.argument}: {last_line(done.stderr)}; nothing changed locally")
+        reason = last_line(done.stderr)
+        if ".lock" in done.stderr and "File exists" in done.stderr:  # a killed fetch left its lock file
+            raise SyncError(f"cannot fetch from {remote.argument} ({reason}); {_STALE_LOCK_ADVICE}")
+        raise SyncError(f"cannot fetch from {remote.argument}: {reason}; nothing changed locally")
 
 
 @dataclass(frozen=True)
@@ -143,10 +150,7 @@ def _apply(git: GitStore, plans: list[_Plan]) -> None:
         try:
             git.move_refs(updates, expected, "memactors: sync")
         except pygit2.GitError as exc:  # a ref locked by another git process: nothing moved
-            raise SyncError(
-                f"cannot update local refs ({str(exc).rstrip(': ')}); if no git or memactors process is running, "
-                "a killed one left that .lock file behind: remove it and retry; nothing changed locally"
-            ) from None
+            raise SyncError(f"cannot update local refs ({str(exc).rstrip(': ')}); {_STALE_LOCK_ADVICE}") from None
         if any(ref in updates for ref in STATE_REFS):
             git.ensure_rewrite_refs(list(STATE_REFS))
 

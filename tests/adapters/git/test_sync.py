@@ -516,7 +516,7 @@ def test_a_sync_killed_midway_leaves_every_local_ref_at_its_old_or_its_merged_co
                 assert store.repo.descendant_of(tip, old[ref]), ref  # moved only to a merge of the old commit
         assert_holds(clones.a, clones.captured["a"])
     assert interrupted >= 2  # kills landed mid-sync, not after it
-    stale = list((clones.a.path / ".git" / "refs").rglob("*.lock"))
+    stale = [*(clones.a.path / ".git" / "refs").rglob("*.lock"), *(clones.a.path / ".git").glob("*.lock")]
     if stale:  # killed inside the ref transaction: as with git itself, its lock files stay behind
         with pytest.raises(SyncError, match=r"\.lock.*remove it and retry; nothing changed locally"):
             sync(clones.a.path)
@@ -525,6 +525,20 @@ def test_a_sync_killed_midway_leaves_every_local_ref_at_its_old_or_its_merged_co
     report = sync(clones.a.path)
     assert report.entries_lost == 0
     assert_holds(clones.a, clones.captured["a"] + clones.captured["b"])
+
+
+def test_a_lock_file_left_by_a_killed_fetch_is_named_with_what_to_do(clones: Clones) -> None:
+    clones.capture("b", "decisions", "Use SQLite for storage")
+    sync(clones.b.path)
+    before = clones.a.refs("refs/notes/")
+    tracking = clones.a.path / ".git" / "refs" / "memactors" / "remotes" / "origin" / "notes" / "mem"
+    tracking.mkdir(parents=True, exist_ok=True)
+    (tracking / "decisions.lock").write_text("")
+    with pytest.raises(SyncError, match=r"decisions\.lock.*remove it and retry; nothing changed locally"):
+        sync(clones.a.path)
+    assert clones.a.refs("refs/notes/") == before
+    (tracking / "decisions.lock").unlink()
+    assert sync(clones.a.path).entries_lost == 0
 
 
 def test_line_sorted_notes_pushed_by_another_clone_are_rebuilt_from_its_history_not_spread(clones: Clones) -> None:
