@@ -8,6 +8,8 @@ next run cannot rebuild.
 - `recall-index.npz`: `entries` (the read model's entries as JSON bytes),
   `vectors` (float16, one row per entry, empty without embeddings) and
   `header` (JSON: version, run, time, embedding model, memory ref tips).
+- `recall-lexical.sqlite`: the entries' FTS5 index for BM25 (title, embedded
+  text, tags; see adapters/reading/lexical_index.py), rowid = entry position.
 - `context.json`: the candidates the SessionStart hook chooses from —
   readable summaries, and the best standing, readable memories of any tier
   (one per group of copies), best first — read with the standard library
@@ -29,6 +31,7 @@ from numpy.typing import NDArray
 from pydantic import TypeAdapter
 
 from memactors.actors.ports import Embedder
+from memactors.adapters.reading.lexical_index import LEXICAL_FILE, write_index
 from memactors.events.read_model import READ_MODEL_VERSION, EntryKind, IndexedEntry, ReadModel
 from memactors.events.tier import Tier
 
@@ -58,6 +61,7 @@ class RecallIndex:
     run_id: str
     generated_at: str
     memory_tips: dict[str, str]
+    lexical: Path | None = None  # the FTS5 index of the same entries, when there is one
 
 
 class ReadCache:
@@ -77,8 +81,8 @@ class ReadCache:
         # memory keys hash their content; a summary's text can change under the same id, so it counts too
         summary_texts = [t for e, t in zip(model.entries, model.embedding_texts) if e.kind is EntryKind.SUMMARY]
         digest = hashlib.sha256(entries + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
-        if digest == self._written and (self.directory / RECALL_FILE).exists() \
-                and (self.directory / CONTEXT_FILE).exists():
+        if digest == self._written and all((self.directory / name).exists()
+                                           for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE)):
             return
         vectors = np.zeros((0, 0), dtype=np.float16)
         model_id = None
@@ -93,6 +97,9 @@ class ReadCache:
             np.savez(handle, header=_bytes(json.dumps(header).encode()), entries=_bytes(entries), vectors=vectors)
 
         _replace(self.directory / RECALL_FILE, recall_index)
+        write_index(self.directory / LEXICAL_FILE, (
+            (e.title or e.summary, text, " ".join((e.namespace, *e.tags)))
+            for e, text in zip(model.entries, model.embedding_texts)))
         context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
         self._written = digest
@@ -115,7 +122,8 @@ class ReadCache:
         usable = vectors.ndim == 2 and len(vectors) == len(entries) and vectors.shape[1] > 0
         return RecallIndex(entries=entries, vectors=vectors.astype(np.float32) if usable else None,
                            model_id=header.get("model_id") if usable else None, run_id=header.get("run_id", ""),
-                           generated_at=header.get("generated_at", ""), memory_tips=header.get("memory_tips", {}))
+                           generated_at=header.get("generated_at", ""), memory_tips=header.get("memory_tips", {}),
+                           lexical=lexical if (lexical := self.directory / LEXICAL_FILE).exists() else None)
 
 
 def context_document(model: ReadModel) -> dict[str, Any]:

@@ -1,9 +1,13 @@
-"""`memactors recall`: tier-aware search over the read model the last run stored.
+"""`memactors recall`: tier-aware hybrid search over the read model the last run stored.
 
-Relevance blends the cosine of the query to each entry (when the index has
-vectors from the same embedding model) with the share of the query's terms
-the entry holds; the ranking score is `relevance · (0.8 + 0.2 · retention)`,
-so among equally relevant entries the ones worth keeping come first.
+Two rankings are fused by reciprocal rank (1/(60 + rank) from each): the
+dense one, by relevance — the cosine of the query to each entry (when the
+index has vectors from the same embedding model) blended with the share of
+the query's terms the entry holds — and BM25 over the entries' FTS5 index
+(title, text, tags; adapters/reading/lexical_index.py). The ranking score is
+`fused · (0.8 + 0.2 · retention)`, so among equally ranked entries the ones
+worth keeping (quality included) come first. Without a lexical index the
+score is `relevance · (0.8 + 0.2 · retention)`.
 Summaries rank alongside memories. The tier filter is the mode's. Copies of
 one capture (identical, or cut differently) are one result: the group's most
 complete copy, ranked by its best-matching copy, with the copies' date range;
@@ -22,6 +26,7 @@ import numpy as np
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import REASON_SYSTEM, ReasonAnswer, check_citations, reason_prompt
 from memactors.actors.ports import Embedder, StructuredLLM
+from memactors.adapters.reading.lexical_index import ranked
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.read_model import EntryKind, IndexedEntry
 from memactors.events.temporal import Evidence, ReasonedAnswer
@@ -38,6 +43,10 @@ MAX_QUERY_CHARS = 2000
 SEMANTIC_WEIGHT = 0.8
 #: Below this blended relevance an entry is noise, not a result (unrelated MiniLM pairs score ~0.1-0.3).
 MIN_RELEVANCE = 0.3
+#: Reciprocal rank fusion's constant (the usual 60: ranks far down still count a little).
+RRF_K = 60
+#: BM25 candidates fused with the dense ranking.
+LEXICAL_DEPTH = 400
 
 
 @dataclass(frozen=True)
@@ -95,14 +104,29 @@ def search(index: RecallIndex, query: str, *, mode: str = "standard", limit: int
         relevance = lexical
         floor = 1e-9
     retention = np.asarray([e.score for e in entries], dtype=np.float32)
-    scores = relevance * (0.8 + 0.2 * retention)
+    bm25 = ranked(index.lexical, query, LEXICAL_DEPTH) if index.lexical is not None else None
+    if bm25 is None:  # no lexical index: the blended relevance alone
+        scores = relevance * (0.8 + 0.2 * retention)
+        eligible = relevance >= floor
+    else:
+        # reciprocal rank fusion of the dense ranking and BM25's; retention (quality included) breaks ties
+        position = {row: j for j, row in enumerate(keep)}
+        fused = 1.0 / (RRF_K + 1 + np.argsort(np.argsort(-relevance, kind="stable"), kind="stable"))
+        eligible = relevance >= floor
+        matched = [position[row] for row, _ in bm25 if row in position]
+        for rank, j in enumerate(matched):
+            fused[j] += 1.0 / (RRF_K + 1 + rank)
+            eligible[j] = True
+        scores = fused * (0.8 + 0.2 * retention)
     order = np.argsort(-scores, kind="stable")
     heads = {e.key: e for e in index.entries if e.kind is EntryKind.MEMORY and e.copy_of is None}
     hits: list[RecallHit] = []
     shown: set[str] = set()
     for i in order:
-        if relevance[i] < floor or len(hits) == limit:
+        if len(hits) == limit:
             break
+        if not eligible[i]:
+            continue
         entry = entries[i]
         head = heads.get(entry.copy_of or entry.key, entry)
         # a copy of a capture already listed, or the same statement captured another way (same title)
