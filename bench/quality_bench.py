@@ -73,6 +73,22 @@ def facts_in(text: str) -> set[str]:
     return {f.id for f in FACTS if f.summary.lower() in text.lower()}
 
 
+def fact_of_entry(store: RealisticStore, by_id: dict, entry) -> str | None:
+    """The fact a recalled memory states (the generator's truth); a summary's: its lead's, else its sources' most
+    common fact."""
+    if entry.kind is EntryKind.MEMORY:
+        truth = store.truth.get(entry.key)
+        return truth.fact if truth else None
+    title = (entry.title or entry.summary).casefold()
+    lead = [store.truth[by_id[s].key].fact for s in entry.sources if s in by_id and store.truth.get(by_id[s].key)
+            and (by_id[s].title or by_id[s].summary).casefold() == title]
+    if lead and lead[0]:  # what the user reads is the summary's lead statement
+        return lead[0]
+    votes = Counter(store.truth[by_id[s].key].fact for s in entry.sources
+                    if s in by_id and store.truth.get(by_id[s].key) and store.truth[by_id[s].key].fact)
+    return votes.most_common(1)[0][0] if votes else None
+
+
 def measure(store: RealisticStore, questions: list[dict], embedder) -> dict[str, object]:
     items = block_items(store)
     shown = set().union(*(facts_in(t) for t in items)) if items else set()
@@ -86,12 +102,7 @@ def measure(store: RealisticStore, questions: list[dict], embedder) -> dict[str,
     whole = sum(1 for e in hot_warm if store.truth.get(e.key) and store.truth[e.key].kind in ("explicit", "block"))
 
     def fact_of_hit(entry) -> str | None:
-        if entry.kind is EntryKind.MEMORY:
-            truth = store.truth.get(entry.key)
-            return truth.fact if truth else None
-        votes = Counter(store.truth[by_id[s].key].fact for s in entry.sources
-                        if s in by_id and store.truth.get(by_id[s].key) and store.truth[by_id[s].key].fact)
-        return votes.most_common(1)[0][0] if votes else None
+        return fact_of_entry(store, by_id, entry)
 
     def title(entry) -> str:
         return getattr(entry, "title", None) or entry.summary

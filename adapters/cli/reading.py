@@ -21,24 +21,31 @@ from memactors.adapters.cli.common import (
 def register(commands: Any, parents: Parents) -> dict[str, Any]:
     """Add this group's subcommands to `commands`; return their handlers by name."""
     common, reporting = parents.common, parents.reporting
-    p = commands.add_parser("recall", parents=[common, reporting], help="search memories and summaries by meaning",
-                            description="Semantic search over the consolidated memories and summaries. Modes by "
-                            "tier: reflexive = hot; standard = hot + warm (summaries live in warm); deep adds "
-                            "cold; exhaustive adds archived. Superseded memories show what replaced them. Each "
-                            "memory returned counts as a use (folded into its retention by the next run). "
-                            "Questions about when / what date / how long ago are answered with --reason.",
-                            epilog="--json prints a list of results (id, kind, namespace, tier, score, summary, "
-                            "title, timestamp, superseded_by; copies, first_seen, last_seen for a capture "
-                            "stored several times); with --reason an answer (answer, confidence, reasoning, "
-                            "temporal_resolutions, source_memory_ids). Exit 2 before the first consolidation.")
+    p = commands.add_parser("recall", parents=[common, reporting], help="search memories and summaries",
+                            description="Hybrid search over the consolidated memories and summaries: meaning "
+                            "(local embeddings) fused with words (a BM25 index; rare words and names count). With "
+                            "no --mode, hot and warm results come first; when fewer than --limit of them are "
+                            "relevant enough, the list is filled from cold and archived memories, marked "
+                            "'widened'. An explicit --mode searches exactly its tiers: reflexive = hot; standard "
+                            "= hot + warm (summaries live in warm); deep adds cold; exhaustive adds archived. "
+                            "Superseded memories show what replaced them. Each memory returned counts as a use "
+                            "(folded into its retention by the next run). Questions asking when something "
+                            "happened (when did / was / is ..., what date, how long ago) are answered with the "
+                            "date, the memory that reports it and the alternatives; --reason forces that.",
+                            epilog="--json prints a list of results (id, kind, namespace, tier, widened, score, "
+                            "relevance, summary, title, timestamp, superseded_by; copies, first_seen, last_seen "
+                            "for a capture stored several times); for a date question an answer (answer, "
+                            "confidence, reasoning, temporal_resolutions, source_memory_ids, alternatives). "
+                            "Exit 2 before the first consolidation.")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--mode", choices=["reflexive", "standard", "deep", "exhaustive"],
-                   help="which tiers to search (default standard; exhaustive for --reason)")
+                   help="search exactly these tiers (default: hot and warm first, widened to colder tiers "
+                   "when they hold too few relevant results; exhaustive for date questions)")
     p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
     p.add_argument("--namespace", action="append", metavar="NS", help="only this namespace (repeatable)")
     p.add_argument("--reason", action="store_true",
-                   help="answer a when / what date / how long ago question, resolving relative dates "
-                   "(automatic for such questions)")
+                   help="answer with a date, resolving relative dates (automatic for when did / what date / "
+                   "how long ago questions)")
     p.add_argument("--no-track", action="store_true", help="do not record these results as uses")
 
     p = commands.add_parser("context", parents=[common],
@@ -77,7 +84,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     from memactors.actors.algorithms.temporal import is_temporal_question
 
     reason = args.reason or is_temporal_question(query)
-    mode = args.mode or ("exhaustive" if reason else "standard")
+    mode = args.mode or ("exhaustive" if reason else None)
     from memactors.adapters.reading.recall import search, semantic
 
     embedder = None
@@ -106,10 +113,13 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         print(f"memactors recall: {note}", file=sys.stderr)
     if reason:
         return _reason(args, query, store, settings, hits)
-    lines = [f"{len(hits)} results for {query!r} ({mode}: {', '.join(_mode_tiers(mode))})"]
+    searched = f"{mode}: {', '.join(_mode_tiers(mode))}" if mode else "hot and warm first"
+    lines = [f"{len(hits)} results for {query!r} ({searched})"]
+    widened = sum(h.widened for h in hits)
     for h in hits:
         e = h.entry
-        lines.append(f"  {h.score:.2f}  [{e.tier.value}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
+        mark = "+" if h.widened else " "
+        lines.append(f"  {h.score:.2f} {mark}[{e.tier.value}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
         when = (f"{e.first_seen:%Y-%m-%d} .. {e.last_seen:%Y-%m-%d}, {e.copies} copies"
                 if e.copies > 1 and e.first_seen and e.last_seen else f"{e.timestamp:%Y-%m-%d}")
         lines.append(f"        {e.id}  {when}")
@@ -118,8 +128,11 @@ def _cmd_recall(args: argparse.Namespace) -> int:
                          (f" \"{e.superseded_by_text[:70]}\"" if e.superseded_by_text else ""))
         for fact in e.superseded_facts[:3]:
             lines.append(f"        no longer true: {fact[:80]}")
+    if widened:
+        lines.append(f"  + {widened} widened: from cold or archived memories, as hot and warm held too few "
+                     "relevant results (--mode standard searches only those)")
     if not hits:
-        lines.append("  nothing relevant" + ("" if mode == "exhaustive" else "; try --mode exhaustive"))
+        lines.append("  nothing relevant" + ("; try --mode exhaustive" if mode and mode != "exhaustive" else ""))
     emit(args, [h.as_json() for h in hits], "\n".join(lines))
     return EXIT_OK
 

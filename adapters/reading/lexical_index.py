@@ -3,68 +3,110 @@
 One row per read-model entry (rowid = the entry's position), three
 columns weighted for BM25: the title (3), the text that was embedded —
 summary and start of the body — (1), and tags and namespace (2). Porter
-stemming, so "retries" finds "retry". Written beside the recall index
-through a temporary file and a rename; a missing or unreadable index is no
-error: recall falls back to word overlap. Standard library only, so a hook
-can read it without third-party imports.
+stemming, so "retries" finds "retry" and "linter" finds "linters". Written
+beside the recall index through a temporary file and a rename; a missing or
+unreadable index is no error (`lookup` returns None and recall falls back
+to word overlap). Standard library only, so a hook can read it without
+third-party imports.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 LEXICAL_FILE = "recall-lexical.sqlite"
 #: BM25 weight of each column: title, embedded text, tags.
 FIELD_WEIGHTS = (3.0, 1.0, 2.0)
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
+#: A question's words that are looked up (a longer question keeps its first ones).
+MAX_WORDS = 24
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 #: Words too common in questions to say anything about the answer.
 _QUESTION_WORDS = frozenset(
-    "a an and are as at be by can could did do does for from how i if in is it its me my of on or our should "
-    "that the their there these this to us was we were what when where which who whom why will with would you "
-    "your use used using".split())
+    "a an and are as at be by can could did do does for from had has have how i if in is it its it's me my of on "
+    "or our should so that the their then there these they this to us was we were what what's when where which "
+    "who whom why will with would you your use used using get got".split())
 
 
-def write_index(path: Path, rows: Iterable[tuple[str, str, str]]) -> None:
-    """Replace the index at `path` with `rows` (title, text, tags), rowid = position from 0."""
+@dataclass(frozen=True)
+class LexicalMatch:
+    """What the index says about one question.
+
+    `share`: rowid -> the IDF-weighted share (0..1) of the question's words
+    the row holds, over the words some row holds (a word no memory uses says
+    nothing about which memory answers). `bm25`: (rowid, score, higher is
+    better) of the best rows for any of the words, best first.
+    """
+
+    share: dict[int, float]
+    bm25: list[tuple[int, float]]
+
+
+def write_index(path: Path, rows: Iterable[tuple[str, str, str]], stamp: str) -> None:
+    """Replace the index at `path` with `rows` (title, text, tags), rowid = position from 0, marked with
+    `stamp` (the run that wrote it, so a reader never pairs it with another run's entries).
+
+    Raises sqlite3.Error when this Python's SQLite has no FTS5; nothing is left behind then."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
     try:
-        with sqlite3.connect(tmp) as db:
-            db.execute("CREATE VIRTUAL TABLE entries USING fts5(title, body, tags, tokenize='porter unicode61')")
-            db.executemany("INSERT INTO entries(rowid, title, body, tags) VALUES (?, ?, ?, ?)",
-                           ((i, *row) for i, row in enumerate(rows)))
-        db.close()
+        db = sqlite3.connect(tmp)
+        try:
+            with db:
+                db.execute("CREATE VIRTUAL TABLE entries USING fts5(title, body, tags, "
+                           "tokenize='porter unicode61 remove_diacritics 2')")
+                db.executemany("INSERT INTO entries(rowid, title, body, tags) VALUES (?, ?, ?, ?)",
+                               ((i, *row) for i, row in enumerate(rows)))
+                db.execute("CREATE TABLE stamp(value TEXT NOT NULL)")
+                db.execute("INSERT INTO stamp VALUES (?)", (stamp,))
+        finally:
+            db.close()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def query_terms(question: str) -> list[str]:
+def query_words(question: str) -> list[str]:
     """The words of a question that can match: lowercased, question words and one-letter tokens dropped."""
     seen: dict[str, None] = {}
     for token in _TOKEN.findall(question.lower()):
         if len(token) > 1 and token not in _QUESTION_WORDS:
-            seen.setdefault(token, None)
-    return list(seen)
+            seen.setdefault(token.replace("'", ""), None)
+    return list(seen)[:MAX_WORDS]
 
 
-def ranked(path: Path, question: str, limit: int) -> list[tuple[int, float]] | None:
-    """(rowid, BM25 score, higher is better) of the best `limit` rows for any of the question's words;
-    None when there is no usable index."""
-    words = query_terms(question)
-    if not words:
-        return []
-    match = " OR ".join(f'"{w}"' for w in words)
+def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | None:
+    """The question's word shares and its best `depth` BM25 rows; None when there is no usable index
+    marked `stamp`."""
+    words = query_words(question)
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-            rows = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
-                              "ORDER BY rank LIMIT ?", (*FIELD_WEIGHTS, match, limit)).fetchall()
-        db.close()
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if db.execute("SELECT value FROM stamp").fetchone() != (stamp,):
+                return None
+            if not words:
+                return LexicalMatch({}, [])
+            total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+            holding = {w: [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (f'"{w}"',))]
+                       for w in words}
+            best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
+                              "ORDER BY rank LIMIT ?",
+                              (*FIELD_WEIGHTS, " OR ".join(f'"{w}"' for w in words), depth)).fetchall()
+        finally:
+            db.close()
     except sqlite3.Error:
         return None
-    return [(int(rowid), -float(rank)) for rowid, rank in rows]
+    # BM25's inverse document frequency: a word few rows hold weighs more
+    idf = {w: math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) for w, rows in holding.items() if rows}
+    known = sum(idf.values())
+    share: dict[int, float] = {}
+    for word, weight in idf.items():
+        for row in holding[word]:
+            share[row] = share.get(row, 0.0) + weight / known
+    return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best])

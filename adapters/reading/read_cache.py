@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,8 @@ from memactors.actors.ports import Embedder
 from memactors.adapters.reading.lexical_index import LEXICAL_FILE, write_index
 from memactors.events.read_model import READ_MODEL_VERSION, EntryKind, IndexedEntry, ReadModel
 from memactors.events.tier import Tier
+
+log = logging.getLogger(__name__)
 
 RECALL_FILE = "recall-index.npz"
 CONTEXT_FILE = "context.json"
@@ -96,10 +100,14 @@ class ReadCache:
         def recall_index(handle) -> None:
             np.savez(handle, header=_bytes(json.dumps(header).encode()), entries=_bytes(entries), vectors=vectors)
 
+        try:  # before the recall index: a reader pairs the two by run id, so a crash between leaves no mismatch
+            write_index(self.directory / LEXICAL_FILE, (
+                (e.title or e.summary, text, " ".join((e.namespace, *e.tags)))
+                for e, text in zip(model.entries, model.embedding_texts)), model.run_id)
+        except sqlite3.Error as exc:  # a Python whose SQLite lacks FTS5: recall matches words without it
+            (self.directory / LEXICAL_FILE).unlink(missing_ok=True)
+            log.warning("no lexical index (%s): recall matches words without BM25", exc)
         _replace(self.directory / RECALL_FILE, recall_index)
-        write_index(self.directory / LEXICAL_FILE, (
-            (e.title or e.summary, text, " ".join((e.namespace, *e.tags)))
-            for e, text in zip(model.entries, model.embedding_texts)))
         context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
         self._written = digest

@@ -26,7 +26,7 @@ import numpy as np
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import REASON_SYSTEM, ReasonAnswer, check_citations, reason_prompt
 from memactors.actors.ports import Embedder, StructuredLLM
-from memactors.adapters.reading.lexical_index import ranked
+from memactors.adapters.reading.lexical_index import lookup
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.read_model import EntryKind, IndexedEntry
 from memactors.events.temporal import Evidence, ReasonedAnswer
@@ -39,26 +39,39 @@ MODES: dict[str, frozenset[Tier]] = {
     "deep": frozenset({Tier.HOT, Tier.WARM, Tier.COLD}),
     "exhaustive": frozenset(Tier),
 }
+#: With no mode: these tiers first, the rest only to fill the list (widening).
+FIRST_TIERS = MODES["standard"]
 MAX_QUERY_CHARS = 2000
 SEMANTIC_WEIGHT = 0.8
 #: Below this blended relevance an entry is noise, not a result (unrelated MiniLM pairs score ~0.1-0.3).
 MIN_RELEVANCE = 0.3
-#: Reciprocal rank fusion's constant (the usual 60: ranks far down still count a little).
-RRF_K = 60
-#: BM25 candidates fused with the dense ranking.
+#: A first-tier result at or above this relevance answers the question well enough that colder tiers
+#: are not searched; chosen from bench/labels/recall_questions.json (README, "Recall").
+RELEVANCE_BAR = 0.45
+#: Weight of BM25 (scaled to the best match's) beside the dense relevance in the ranking.
+LEXICAL_WEIGHT = 0.3
+#: BM25 candidates read from the lexical index.
 LEXICAL_DEPTH = 400
+#: How much a memory's quality (events/quality.py) scales its ranking: 1 - weight * (1 - quality).
+QUALITY_WEIGHT = 0.4
+#: A memory a newer one replaced ranks below one that answers as well and still stands.
+SUPERSEDED_FACTOR = 0.85
 
 
 @dataclass(frozen=True)
 class RecallHit:
+    """One result; `widened` when it comes from a colder tier than the query asked for first."""
+
     entry: IndexedEntry
     relevance: float
     score: float
+    widened: bool = False
 
     def as_json(self) -> dict[str, Any]:
         e = self.entry
         doc: dict[str, Any] = {
             "id": e.id, "kind": e.kind.value, "namespace": e.namespace, "tier": e.tier.value,
+            "widened": self.widened,
             "score": round(self.score, 4), "relevance": round(self.relevance, 4), "summary": e.summary,
             "title": e.title or e.summary, "timestamp": e.timestamp.isoformat(), "superseded_by": e.superseded_by,
         }
@@ -85,58 +98,89 @@ def _lexical(query_terms: frozenset[str], entries: Sequence[IndexedEntry]) -> np
     return np.asarray(shares, dtype=np.float32)
 
 
-def search(index: RecallIndex, query: str, *, mode: str = "standard", limit: int = 10,
-           namespaces: Sequence[str] | None = None, embedder: Embedder | None = None) -> list[RecallHit]:
-    """The best `limit` entries for `query` among the tiers `mode` allows (and `namespaces`, when given)."""
-    allowed = MODES[mode]
-    keep = [i for i, e in enumerate(index.entries)
-            if e.tier in allowed and (not namespaces or e.namespace in namespaces)]
-    if not keep:
-        return []
-    entries = [index.entries[i] for i in keep]
-    lexical = _lexical(frozenset(terms(query)), entries)
-    if embedder is not None and index.vectors is not None and index.model_id == embedder.model_id:
-        query_vector = embedder.embed([query])[0]
-        cosine = np.clip(index.vectors[keep] @ query_vector, 0.0, 1.0)
-        relevance = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * lexical
-        floor = MIN_RELEVANCE
+@dataclass(frozen=True)
+class _Scored:
+    """Every candidate entry's position in the index, absolute relevance and ranking score."""
+
+    rows: list[int]
+    relevance: np.ndarray
+    score: np.ndarray
+    floor: float
+
+
+def _score(index: RecallIndex, query: str, rows: list[int], embedder: Embedder | None) -> _Scored:
+    entries = [index.entries[i] for i in rows]
+    found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
+    if found is None:  # no lexical index: the share of the query's words the entry's terms hold
+        share = _lexical(frozenset(terms(query)), entries)
     else:
-        relevance = lexical
-        floor = 1e-9
+        share = np.asarray([found.share.get(i, 0.0) for i in rows], dtype=np.float32)
+    if semantic(index, embedder):
+        assert embedder is not None and index.vectors is not None
+        cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
+        relevance, floor = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share, MIN_RELEVANCE
+    else:
+        relevance, floor = share, 1e-9
+    ranking = relevance.copy()
+    if found is not None and found.bm25:
+        position = {row: j for j, row in enumerate(rows)}
+        best = found.bm25[0][1]
+        for row, value in found.bm25:
+            if row in position and best > 0:
+                ranking[position[row]] += LEXICAL_WEIGHT * value / best
     retention = np.asarray([e.score for e in entries], dtype=np.float32)
-    bm25 = ranked(index.lexical, query, LEXICAL_DEPTH) if index.lexical is not None else None
-    if bm25 is None:  # no lexical index: the blended relevance alone
-        scores = relevance * (0.8 + 0.2 * retention)
-        eligible = relevance >= floor
-    else:
-        # reciprocal rank fusion of the dense ranking and BM25's; retention (quality included) breaks ties
-        position = {row: j for j, row in enumerate(keep)}
-        fused = 1.0 / (RRF_K + 1 + np.argsort(np.argsort(-relevance, kind="stable"), kind="stable"))
-        eligible = relevance >= floor
-        matched = [position[row] for row, _ in bm25 if row in position]
-        for rank, j in enumerate(matched):
-            fused[j] += 1.0 / (RRF_K + 1 + rank)
-            eligible[j] = True
-        scores = fused * (0.8 + 0.2 * retention)
-    order = np.argsort(-scores, kind="stable")
+    # a fragment ranks below a readable memory that answers as well; so does a replaced statement
+    quality = np.asarray([e.quality for e in entries], dtype=np.float32)
+    standing = np.asarray([SUPERSEDED_FACTOR if e.superseded_by else 1.0 for e in entries], dtype=np.float32)
+    score = ranking * (0.8 + 0.2 * retention) * (1 - QUALITY_WEIGHT * (1 - quality)) * standing
+    return _Scored(rows, relevance, score, floor)
+
+
+def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: int = 10,
+           namespaces: Sequence[str] | None = None, embedder: Embedder | None = None) -> list[RecallHit]:
+    """The best `limit` entries for `query` (and `namespaces`, when given).
+
+    A `mode` searches exactly its tiers. With none, hot and warm come first;
+    when fewer than `limit` of them reach RELEVANCE_BAR, the list is filled
+    with the best remaining results of any tier, colder ones marked `widened`.
+    """
+    allowed = MODES[mode] if mode else frozenset(Tier)
+    rows = [i for i, e in enumerate(index.entries)
+            if e.tier in allowed and (not namespaces or e.namespace in namespaces)]
+    if not rows:
+        return []
+    scored = _score(index, query, rows, embedder)
     heads = {e.key: e for e in index.entries if e.kind is EntryKind.MEMORY and e.copy_of is None}
+
+    def shown_as(j: int) -> IndexedEntry:
+        entry = index.entries[rows[j]]
+        return heads.get(entry.copy_of or entry.key, entry)
+
+    order = [int(j) for j in np.argsort(-scored.score, kind="stable") if scored.relevance[j] >= scored.floor]
+    if mode is None:
+        first = [j for j in order if shown_as(j).tier in FIRST_TIERS and scored.relevance[j] >= RELEVANCE_BAR]
+        taken = set(first)
+        order = first + [j for j in order if j not in taken]
     hits: list[RecallHit] = []
-    shown: set[str] = set()
-    for i in order:
+    listed: dict[str, int] = {}  # memory key or title -> position in hits
+    for j in order:
         if len(hits) == limit:
             break
-        if not eligible[i]:
-            continue
-        entry = entries[i]
-        head = heads.get(entry.copy_of or entry.key, entry)
+        head = shown_as(j)
+        hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
+                        mode is None and head.tier not in FIRST_TIERS)
         # a copy of a capture already listed, or the same statement captured another way (same title)
-        seen = {head.key, f"title:{' '.join((head.title or head.summary).split()).casefold()}"}
-        if head.kind is EntryKind.SUMMARY:
-            seen = {head.key}
-        if seen & shown:
+        title = f"title:{' '.join((head.title or head.summary).split()).casefold()}"
+        if head.key in listed or title in listed:
+            at = listed.get(head.key, listed.get(title))
+            assert at is not None
+            if head.kind is EntryKind.SUMMARY and hits[at].entry.kind is EntryKind.MEMORY:
+                # a summary led by a statement already listed takes its place: the same line, with its cluster's facts
+                hits[at] = RecallHit(head, hits[at].relevance, hits[at].score, hits[at].widened)
+                listed[head.key] = at
             continue
-        shown |= seen
-        hits.append(RecallHit(head, float(relevance[i]), float(scores[i])))
+        listed[head.key] = listed[title] = len(hits)
+        hits.append(hit)
     return hits
 
 

@@ -14,6 +14,7 @@ from memactors.adapters.git.memory_store import META_REF, MemoryStore
 from memactors.adapters.git.store import GitStore
 from tests.conftest import Repo, run_cli
 from tests.fake_openai import FakeOpenAI
+from tests.realistic_facts import BY_ID
 
 UTC = {"MEMACTORS_TIMEZONE": "UTC"}
 
@@ -46,15 +47,18 @@ def replaced(repo: Repo) -> Repo:
 
 
 def test_a_superseded_decision_is_absent_from_standard_and_marked_in_exhaustive(replaced: Repo) -> None:
-    standard = recall(replaced, "which database do we use for storage")
+    standard = recall(replaced, "which database do we use for storage", "--mode", "standard")
     summaries = [hit["summary"] for hit in standard]
     assert any("PostgreSQL" in s for s in summaries) and "Use SQLite for storage" not in summaries
+    assert {hit["tier"] for hit in standard} <= {"hot", "warm"} and not any(hit["widened"] for hit in standard)
     exhaustive = recall(replaced, "which database do we use for storage", "--mode", "exhaustive")
     old = next(hit for hit in exhaustive if hit["summary"] == "Use SQLite for storage")
     assert old["superseded_by"] and old["superseded_by"].startswith("decisions:")
     assert old["tier"] in ("cold", "archived") and "PostgreSQL" in old["superseded_by_summary"]
     for hit in exhaustive:
-        assert {"id", "kind", "namespace", "tier", "score", "summary", "timestamp", "superseded_by"} <= set(hit)
+        assert {"id", "kind", "namespace", "tier", "widened", "score", "summary", "timestamp",
+                "superseded_by"} <= set(hit)
+        assert hit["widened"] is False  # an explicit mode is strict: nothing is widened
         assert hit["tier"] in ("hot", "warm", "cold", "archived") and hit["kind"] in ("memory", "summary")
 
 
@@ -242,6 +246,5 @@ def test_recall_lists_each_capture_once_by_title_with_the_date_range_of_its_copi
     assert not any(t.startswith("...") or "▶" in t for t in titles)
     copied = [h for h in memories if h.get("copies", 1) > 1]
     assert copied and all(h["first_seen"] <= h["last_seen"] for h in copied)
-    index = {m.key: m for m in MemoryStore(GitStore(store.path)).scan(None).memories}
-    first = next(k for k, m in index.items() if m.id == memories[0]["id"])
-    assert store.truth[first].fact == "index-sqlite"  # the decision asked about, not a fragment mentioning it
+    # the decision asked about comes first (itself, or the summary it leads), not a fragment mentioning it
+    assert hits[0]["title"] == BY_ID["index-sqlite"].summary
