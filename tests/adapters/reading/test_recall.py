@@ -248,3 +248,71 @@ def test_recall_lists_each_capture_once_by_title_with_the_date_range_of_its_copi
     assert copied and all(h["first_seen"] <= h["last_seen"] for h in copied)
     # the decision asked about comes first (itself, or the summary it leads), not a fragment mentioning it
     assert hits[0]["title"] == BY_ID["index-sqlite"].summary
+
+
+@pytest.fixture
+def dormant_answer(repo: Repo) -> Repo:
+    """Recent decisions, and the only memory about sync captured a year before them: it sits in a cold tier."""
+    now = datetime.now(timezone.utc)
+    repo.capture("progress", "Implemented memory sync with remote push and fetch",
+                 "sync now pushes and fetches refs/notes/mem/* and reindexes what arrived.",
+                 when=now - timedelta(days=400))
+    repo.commit("later work")
+    for i, (summary, body) in enumerate([
+        ("Use SQLite for the index", "One file, no server."),
+        ("Hooks must finish within 100 milliseconds", "Slow hooks make the agent sluggish."),
+        ("Lint with ruff", "One tool for style and imports."),
+    ]):
+        repo.capture("decisions", summary, body, when=now - timedelta(days=i + 1))
+    consolidate(repo)
+    return repo
+
+
+def test_with_no_mode_a_cold_memory_that_answers_fills_the_list_marked_widened(dormant_answer: Repo) -> None:
+    hits = recall(dormant_answer, "is sync with the remote implemented yet?")
+    sync = next(hit for hit in hits if hit["summary"].startswith("Implemented memory sync"))
+    assert sync["widened"] is True and sync["tier"] in ("cold", "archived")
+    assert all(not hit["widened"] for hit in hits if hit["tier"] in ("hot", "warm"))
+    text = run_cli("recall", "is sync with the remote implemented yet?", "--no-track", "--repo",
+                   str(dormant_answer.path)).stdout
+    assert "widened" in text and "+[" in text  # the human listing marks and explains it
+
+
+def test_an_explicit_mode_searches_exactly_its_tiers_and_widens_nothing(dormant_answer: Repo) -> None:
+    hits = recall(dormant_answer, "is sync with the remote implemented yet?", "--mode", "standard")
+    assert not any(hit["summary"].startswith("Implemented memory sync") for hit in hits)
+    assert all(hit["tier"] in ("hot", "warm") and hit["widened"] is False for hit in hits)
+
+
+def test_a_widened_result_counts_as_a_use(dormant_answer: Repo) -> None:
+    hits = recall(dormant_answer, "is sync with the remote implemented yet?")
+    sync = next(hit for hit in hits if hit["widened"])
+    used = ActivationLog(dormant_answer.path / ".git").read()
+    keys = {m.key for m in MemoryStore(GitStore(dormant_answer.path)).scan(None).memories if m.id == sync["id"]}
+    assert keys and keys <= set(used)
+
+
+def test_a_rare_word_in_another_form_finds_the_memory_that_holds_it(repo: Repo) -> None:
+    now = datetime.now(timezone.utc)
+    repo.capture("decisions", "Replace flake8 and isort with ruff", "Two linters disagreed about import order and "
+                 "the pre-commit hook took 9 seconds.", when=now - timedelta(days=1))
+    for i, text in enumerate(["Ship small pull requests", "Set up the CI cache for dependencies",
+                              "The importer reads CSV and JSON", "Release on Tuesdays", "Format dates as ISO 8601"]):
+        repo.capture("decisions", text, when=now - timedelta(days=i + 2))
+    consolidate(repo)
+    hits = recall(repo, "what's our linter setup now?")
+    assert hits and hits[0]["summary"] == "Replace flake8 and isort with ruff"
+
+
+def test_deleting_the_read_model_loses_nothing_a_run_cannot_rebuild(replaced: Repo) -> None:
+    before = recall(replaced, "which database do we use for storage", "--no-track")
+    directory = replaced.path / ".git" / "memactors"
+    removed = [p for p in directory.iterdir() if p.name.startswith(("recall-", "context"))]
+    assert {"recall-index.npz", "recall-lexical.sqlite", "context.json"} <= {p.name for p in removed}
+    for path in removed:
+        path.unlink()
+    result = run_cli("recall", "storage", "--repo", str(replaced.path))
+    assert result.returncode == 2 and "run `memactors consolidate` first" in result.stderr
+    consolidate(replaced)
+    after = recall(replaced, "which database do we use for storage", "--no-track")
+    assert [(h["id"], h["widened"]) for h in after] == [(h["id"], h["widened"]) for h in before]
