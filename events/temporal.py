@@ -26,6 +26,18 @@ class TemporalResolution(BaseModel):
         return self
 
 
+class Alternative(BaseModel):
+    """Another candidate answer to a date question: a different memory, or a different date."""
+
+    model_config = ConfigDict(frozen=True)
+
+    answer: str
+    resolved_date: date
+    resolved_end: date | None = None
+    confidence: float = Field(ge=0, le=1)
+    source_memory_ids: tuple[str, ...] = ()
+
+
 class ReasonedAnswer(BaseModel):
     """An answer to a recall question with the memories and resolutions it rests on."""
 
@@ -37,6 +49,7 @@ class ReasonedAnswer(BaseModel):
     reasoning: str
     temporal_resolutions: tuple[TemporalResolution, ...] = ()
     source_memory_ids: tuple[str, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
     provider: str = "offline"
 
 

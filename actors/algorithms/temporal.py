@@ -45,11 +45,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from memactors.events.temporal import Evidence, ReasonedAnswer, TemporalResolution
+from memactors.actors.algorithms.event_report import first_report, report_score
+from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
 
 _NO_ANSWER = "No memory found that answers this."
+#: Other answers listed beside the chosen one.
+MAX_ALTERNATIVES = 3
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -272,8 +275,8 @@ def resolve_relative_dates(text: str, *, memory_id: str, recorded_at: datetime, 
 
 
 _TEMPORAL_QUESTION = _rule(
-    r"(?:^\W*|[.?!;:,]\s*|\b(?:and|but|so|remember|recall|know|me)\s+)when\b"
-    r"|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had|can|could|should)\b"
+    r"\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had|can|could|should)\b|\bwhen's\b"
+    r"|\b(?:remember|recall|know|me)\s+when\b"
     r"|\b(?:what|which)\s+(?:date|day|time|year|month|week)\b"
     r"|\bhow\s+long\s+(?:ago|since)\b|\bhow\s+long\s+has\s+it\s+been\b"
     r"|\bhow\s+many\s+(?:days|weeks|months|years)\s+ago\b"
@@ -286,7 +289,8 @@ _DISTANCE_QUESTION = _rule(
 
 def is_temporal_question(question: str) -> bool:
     """Whether `question` asks for a date or time (when, what date/day/time, how long ago, since when...)."""
-    # "when" only counts opening a clause or before an auxiliary, so "what happens when the cache fills" is not one.
+    # By its form: "when" counts before an auxiliary ("when did ..."), so neither "what happens when the cache
+    # fills" nor a conditional "when a hook throws, does it block?" is one.
     return _TEMPORAL_QUESTION.search(question) is not None
 
 
@@ -316,42 +320,67 @@ def _zone_name(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or tz.tzname(None) or str(tz)
 
 
+def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, TemporalResolution | None, str]:
+    """(report score, the date the memory gives, how it was read) for one recalled memory: its most
+    confident date phrase (the first of equals), else none (its recorded day stands in)."""
+    found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
+    best = max(found, key=lambda f: f[0].confidence, default=None)
+    score = report_score(question, item.text, item.relevance, dated=best is not None)
+    return score, best[0] if best else None, best[1] if best else ""
+
+
 def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime, tz: tzinfo) -> ReasonedAnswer:
-    """Offline answer to a date question from ranked evidence: the best relative-date resolution
-    (relevance x confidence), else the top memory's own local date, held less confidently."""
+    """Offline answer to a date question from ranked evidence: the memory that reports the event
+    (actors/algorithms/event_report.py: its event words, with a date or in the past tense, the first report
+    over later mentions) and the date it gives, else its own local day, held less confidently; the other
+    candidates with a different date are `alternatives`."""
     if not evidence:
         return ReasonedAnswer(question=question, answer=_NO_ANSWER, confidence=0.0,
                               reasoning="No memory was recalled for this question.")
     today = _local_day(now, tz)
     wants_distance = _DISTANCE_QUESTION.search(question) is not None
     zone = _zone_name(tz)
-    found = [(item, resolution, how) for item in evidence
-             for resolution, how in _resolutions(item.text, item.memory_id, item.timestamp, tz)]
-    if found:
-        # max() keeps the first of equals: evidence order (the caller's ranking), then text order.
-        item, chosen, how = max(found, key=lambda f: f[0].relevance * f[1].confidence)
-        when = _span_label(chosen.resolved_date, chosen.resolved_end)
+    candidates = [_candidate(question, item, tz) for item in evidence]
+    chosen_at = first_report([c[0] for c in candidates], [_as_aware(e.timestamp).timestamp() for e in evidence])
+
+    def answered(i: int) -> tuple[date, date | None, float, str]:
+        item, (_, resolution, _) = evidence[i], candidates[i]
+        if resolution is not None:
+            start, end = resolution.resolved_date, resolution.resolved_end
+            confidence = item.relevance * resolution.confidence
+        else:  # the recording day is only a proxy for the event's day, well under a stated date's confidence
+            start, end, confidence = _local_day(item.timestamp, tz), None, 0.4 * item.relevance
+        label = _span_label(start, end)
         if wants_distance:
-            answer = f"{when}, {_distance_label(today, chosen.resolved_date, chosen.resolved_end)}"
-        else:
-            answer = when
-        recorded = _local_day(item.timestamp, tz)
+            label = f"{label}, {_distance_label(today, start, end)}"
+        return start, end, round(confidence, 3), label
+
+    start, end, confidence, answer = answered(chosen_at)
+    item, (_, chosen, how) = evidence[chosen_at], candidates[chosen_at]
+    recorded = _local_day(item.timestamp, tz)
+    alternatives: list[Alternative] = []
+    seen = {(start, end)}
+    for i in sorted(range(len(evidence)), key=lambda i: -candidates[i][0]):
+        alt_start, alt_end, alt_confidence, alt_answer = answered(i)
+        if (alt_start, alt_end) not in seen and len(alternatives) < MAX_ALTERNATIVES:
+            seen.add((alt_start, alt_end))
+            alternatives.append(Alternative(answer=alt_answer, resolved_date=alt_start, resolved_end=alt_end,
+                                            confidence=alt_confidence, source_memory_ids=(evidence[i].memory_id,)))
+    if chosen is not None:
+        when = _span_label(chosen.resolved_date, chosen.resolved_end)
         reasoning = (f'Memory {item.memory_id}, recorded on {_day_label(recorded)} in {zone}, says '
                      f'"{chosen.original_text}", read as {how}: {when}.')
-        chosen_span = (chosen.resolved_date, chosen.resolved_end)
-        others = sum(1 for _, r, _ in found if (r.resolved_date, r.resolved_end) != chosen_span)
-        if others:
-            reasoning += (f" {others} other date{'s' if others != 1 else ''} in the evidence "
-                          f"point{'s' if others == 1 else ''} elsewhere; this one ranks highest by relevance x confidence.")
-        rest = tuple(r for _, r, _ in found if r is not chosen)
-        return ReasonedAnswer(question=question, answer=answer, confidence=round(item.relevance * chosen.confidence, 3),
-                              reasoning=reasoning, temporal_resolutions=(chosen, *rest),
-                              source_memory_ids=(item.memory_id,))
-    top = max(evidence, key=lambda e: e.relevance)
-    recorded = _local_day(top.timestamp, tz)
-    answer = _day_label(recorded) + (f", {_days_ago(today, recorded)}" if wants_distance else "")
-    reasoning = (f"No recalled memory states a date, so this is the day memory {top.memory_id} was "
-                 f"recorded ({zone}), not a date it states; what it describes may have happened at another time.")
-    # The recording day is only a proxy for the event's day, hence well under a stated date's confidence.
-    return ReasonedAnswer(question=question, answer=answer, confidence=round(0.4 * top.relevance, 3),
-                          reasoning=reasoning, source_memory_ids=(top.memory_id,))
+    else:
+        opening = ("No recalled memory states a date" if all(c[1] is None for c in candidates)
+                   else f"Memory {item.memory_id} reports this best but states no date")
+        reasoning = (f"{opening}, so this is the day memory {item.memory_id} was recorded ({zone}), not a date "
+                     "it states; what it describes may have happened at another time.")
+    if alternatives:
+        count = len(alternatives)
+        reasoning += (f" {count} other date{'s' if count != 1 else ''} in the evidence "
+                      f"point{'s' if count == 1 else ''} elsewhere (alternatives); this memory reports the event "
+                      "best: it holds the question's words, says when, and came first.")
+    rest = tuple(r for c in candidates for r in [c[1]] if r is not None and r is not chosen)
+    return ReasonedAnswer(question=question, answer=answer, confidence=confidence, reasoning=reasoning,
+                          temporal_resolutions=((chosen,) if chosen else ()) + rest,
+                          source_memory_ids=(item.memory_id,), alternatives=tuple(alternatives))
