@@ -206,6 +206,92 @@ def _month_of_year(match: re.Match[str], _: date) -> _Found:
     return _Found(date(year, month, 1), date(year, month, _month_end(year, month)), 0.8, "the month it states")
 
 
+_FUTURE = re.compile(r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|hope\s+to|want\s+to|'ll)\b[^.!?]*$",
+                     re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+
+
+def _future(match: re.Match[str]) -> bool:
+    """Whether the phrase sits in a sentence about the future ("we'll meet on the 15th")."""
+    return _FUTURE.search(match.string[max(0, match.start() - 80):match.start()]) is not None
+
+
+def _day_of_month(match: re.Match[str], day: date) -> _Found:
+    number, later = int(match["day"]), _future(match)
+    for step in range(0, 14):  # a 31st can be two months away
+        month = _add_months(day.replace(day=1), step if later else -step)
+        try:
+            found = month.replace(day=number)
+        except ValueError:
+            continue
+        if (found >= day) if later else (found <= day):
+            how = "on or after" if later else "on or before"
+            return _Found(found, None, 0.7, f"the {number} of the nearest month that puts it {how} the recorded day")
+    raise ValueError("no such day")
+
+
+def _in_year(match: re.Match[str], _: date) -> _Found:
+    year = int(match["year"])
+    return _Found(date(year, 1, 1), date(year, 12, 31), 0.6, "the year it states")
+
+
+def _for_span(match: re.Match[str], day: date) -> _Found:
+    quantity = " ".join(match["n"].lower().split())
+    unit = match["unit"].lower()
+    n = 2 if quantity.startswith("a couple") else 3 if quantity == "a few" else (
+        int(quantity) if quantity.isdigit() else _NUMBERS[quantity])
+    if unit == "day":
+        start = day - timedelta(days=n)
+    elif unit == "week":
+        start = day - timedelta(weeks=n)
+    else:
+        start = _add_months(day, -n * (12 if unit == "year" else 1))
+    vague = bool(match["about"]) or quantity in ("a few",) or quantity.startswith("a couple")
+    return _Found(start, day, 0.45 if vague else 0.55,
+                  f"a span of {n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
+
+
+def _weekend_before(_: re.Match[str], day: date) -> _Found:
+    sunday = day - timedelta(days=(day.weekday() - 6 - 1) % 7 + 1)
+    return _Found(sunday - timedelta(days=1), sunday, 0.65, "the weekend ending on the last Sunday before the recorded day")
+
+
+def _weekday_before(match: re.Match[str], day: date) -> _Found:
+    target = _WEEKDAYS.index(match["weekday"].lower())
+    found = day - timedelta(days=(day.weekday() - target - 1) % 7 + 1)
+    return _Found(found, None, 0.7, f"the most recent {_WEEKDAYS[target].capitalize()} strictly before the recorded day")
+
+
+def _nth_weekday(year: int, month: int, target: int, ordinal: int) -> date:
+    if ordinal > 0:
+        first = date(year, month, 1)
+        found = first + timedelta(days=(target - first.weekday()) % 7 + 7 * (ordinal - 1))
+        if found.month != month:
+            raise ValueError("no such day")
+        return found
+    last = date(year, month, _month_end(year, month))
+    return last - timedelta(days=(last.weekday() - target) % 7)
+
+
+def _ordinal_weekday(match: re.Match[str], day: date) -> _Found:
+    target, ordinal = _WEEKDAYS.index(match["weekday"].lower()), _ORDINALS[match["ord"].lower()]
+    name = f"the {match['ord'].lower()} {_WEEKDAYS[target].capitalize()}"
+    if match["rel"]:
+        month = _add_months(day.replace(day=1), _OFFSET[match["rel"].lower()])
+        return _Found(_nth_weekday(month.year, month.month, target, ordinal), None, 0.8,
+                      f"{name} of the month {_SIDE[match['rel'].lower()]} the recorded day")
+    number = _month_number(match)
+    if match["year"]:
+        return _Found(_nth_weekday(int(match["year"]), number, target, ordinal), None, 0.85, f"{name} of that month")
+    later = _future(match)
+    for year in (range(day.year, day.year + 2) if later else range(day.year, day.year - 2, -1)):
+        found = _nth_weekday(year, number, target, ordinal)
+        if (found >= day) if later else (found <= day):
+            return _Found(found, None, 0.75, f"{name} of that month, in the nearest year that puts it "
+                                             f"{'on or after' if later else 'on or before'} the recorded day")
+    raise ValueError("no such day")
+
+
 def _rule(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
@@ -228,6 +314,17 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], .
     (_rule(rf"\b{_MONTH}\s+{_DAY}(?!\s*[:%])(?!-){_YEAR}"), _month_day),
     (_rule(rf"\b(?:the\s+)?(?<![\w:/.-]){_DAY}(?:\s+of)?\s+{_MONTH}{_YEAR}"), _month_day),
     (_rule(rf"\b{_MONTH}\s+(?P<year>\d{{4}})\b"), _month_of_year),
+    (_rule(rf"\b(?:on|by|since)\s+the\s+{_DAY}(?!\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+           r"[a-z]*\b)(?!\s*(?:century|floor|time|place|row|round|anniversary|birthday))"), _day_of_month),
+    (_rule(r"\bin\s+(?P<year>1[89]\d\d|20\d\d)\b(?![-/.]\d)"), _in_year),
+    (_rule(r"\bfor\s+(?P<about>(?:just\s+)?(?:under|over)\s+|almost\s+|nearly\s+|about\s+|around\s+"
+           r"|more\s+than\s+|less\s+than\s+)?(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|a\s+few|an?|one|two|three|four"
+           r"|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?P<unit>day|week|month|year)s?\b"), _for_span),
+    (_rule(r"\bthe\s+weekend\s+before\b"), _weekend_before),
+    (_rule(rf"\bthe\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\s+before\b"), _weekday_before),
+    (_rule(rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|last)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\s+"
+           rf"(?:of|in)\s+(?:(?P<rel>this|last|next)\s+month\b|{_MONTH}(?:,?\s+(?P<year>\d{{4}})\b)?)"),
+     _ordinal_weekday),
 )
 
 

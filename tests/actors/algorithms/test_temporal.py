@@ -345,6 +345,9 @@ def test_date_questions_are_temporal(question: str) -> None:
     "Which database do we use?",
     "What timeout do we use for retries?",
     "Why is the weekday job slow?",
+    "when secrets filtering finds a credential, does it block the capture?",
+    "When a hook throws an exception, does it block the agent?",
+    "When two machines capture on the same commit, how are the notes merged?",
     "",
 ])
 def test_other_questions_are_not_temporal(question: str) -> None:
@@ -489,3 +492,79 @@ def test_this_week_month_and_year_contain_the_recorded_day_and_last_ones_end_jus
         assert last.resolved_end == this.resolved_date - timedelta(days=1)
     week = only("this week", instant, zone)
     assert week.resolved_date.weekday() == 0 and week.resolved_end == week.resolved_date + timedelta(days=6)
+
+
+# --- more date forms (issue 15), each read in several zones ---------------------------------------
+
+ZONES = [UTC, LA, TOKYO]
+#: Recorded at noon local time on Wednesday 2026-03-04, whatever the zone.
+LOCAL_NOON = {UTC: WEDNESDAY, LA: datetime(2026, 3, 4, 20, 0, tzinfo=UTC), TOKYO: datetime(2026, 3, 4, 3, 0, tzinfo=UTC)}
+
+
+@pytest.mark.parametrize("tz", ZONES, ids=["utc", "los_angeles", "tokyo"])
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("we go the day after tomorrow", "2026-03-06", None),
+    ("it happened the day before yesterday", "2026-03-02", None),
+    ("the parcel dropped on the 11th", "2026-02-11", None),
+    ("it arrived on the 4th", "2026-03-04", None),
+    ("we'll meet on the 15th", "2026-03-15", None),
+    ("I moved here in 2010", "2010-01-01", "2010-12-31"),
+    ("I started three years ago", "2023-03-04", None),
+    ("she left 2 months ago", "2026-01-04", None),
+    ("I've been painting for just under a year", "2025-03-04", "2026-03-04"),
+    ("we dated for three months", "2025-12-04", "2026-03-04"),
+    ("I saw it a couple of days ago", "2026-03-02", None),
+    ("we went camping the weekend before", "2026-02-28", "2026-03-01"),
+    ("the Friday before, we packed", "2026-02-27", None),
+    ("the first Saturday of February was rainy", "2026-02-07", None),
+    ("the last Friday of last month", "2026-02-27", None),
+    ("the second Monday of next month", "2026-04-13", None),
+])
+def test_each_new_form_resolves_against_the_local_recorded_day(text: str, start: str, end: str | None,
+                                                              tz: tzinfo) -> None:
+    found = only(text, LOCAL_NOON[tz], tz)
+    assert span(found) == (d(start), d(end) if end else None)
+
+
+def test_a_day_of_month_is_the_most_recent_one_or_the_next_in_the_future_tense() -> None:
+    assert only("it dropped on the 31st").resolved_date == d("2026-01-31")  # February has none
+    assert only("we will ship on the 31st").resolved_date == d("2026-03-31")
+    assert resolve("on the 7th of May")[0].original_text == "the 7th of May"  # a month named is a full date
+    assert resolve("on the 3rd floor") == []
+
+
+def test_a_year_inside_a_date_or_a_number_is_not_a_year() -> None:
+    assert [r.original_text for r in resolve("in 2024-05-01 we shipped")] == ["2024-05-01"]
+    assert resolve("in 20100 ms") == [] and resolve("in 2010.5 seconds") == []
+
+
+# --- the memory that reports the event -------------------------------------------------------------
+
+def test_the_reported_event_beats_a_later_mention_of_it() -> None:
+    report = evidence("report", "Ana: I went to the science museum yesterday with my kids!",
+                      datetime(2023, 5, 8, 15, tzinfo=UTC), 0.7)
+    mention = evidence("mention", "Ana: Remember the science museum? Yesterday the kids talked about it all evening.",
+                       datetime(2023, 6, 20, 15, tzinfo=UTC), 0.85)
+    answer = compose_answer("When did Ana go to the science museum?", [mention, report], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-05-07")
+    alternative = answer.alternatives[0]
+    assert alternative.source_memory_ids == ("mention",) and alternative.resolved_date == d("2023-06-19")
+    assert {"answer", "resolved_date", "confidence", "source_memory_ids"} <= set(alternative.model_dump())
+
+
+def test_a_turn_about_the_same_people_and_topic_without_the_event_does_not_answer() -> None:
+    distractor = evidence("topic", "Ben: Ana, do you still like pottery? I bought clay last Friday.",
+                          datetime(2023, 5, 3, 15, tzinfo=UTC), 0.9)
+    report = evidence("event", "Ana: I signed up for a pottery class two days ago, so excited",
+                      datetime(2023, 5, 10, 15, tzinfo=UTC), 0.75)
+    answer = compose_answer("When did Ana sign up for a pottery class?", [distractor, report],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("event",) and answer.answer.startswith("2023-05-08")
+
+
+def test_of_two_reports_of_one_event_the_first_is_the_answer() -> None:
+    first = evidence("first", "We migrated the billing database yesterday", datetime(2026, 2, 10, tzinfo=UTC), 0.7)
+    again = evidence("again", "We migrated the billing database yesterday, again", datetime(2026, 2, 20, tzinfo=UTC),
+                     0.8)
+    answer = compose_answer("When did we migrate the billing database?", [again, first], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("first",) and answer.answer.startswith("2026-02-09")
