@@ -47,14 +47,15 @@ def stem(word: str) -> str:
     """A word's light stem: lowercase, irregular past forms to their base, common suffixes off."""
     word = word.lower().strip("'-")
     if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + keep
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # shipp -> ship
-        word = word[:-1]
-    return word.rstrip("e") if len(word) > 4 else word
+        word = _IRREGULAR[word]
+    else:
+        for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)] + keep
+                break
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # shipp -> ship
+            word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word  # hike and hiked meet at "hik"
 
 
 def _stems(text: str) -> set[str]:

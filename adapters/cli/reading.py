@@ -162,23 +162,11 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
     import trio
 
     from memactors.actors.algorithms.temporal import compose_answer
-    from memactors.adapters.git.note_format import parse_note
+    from memactors.adapters.reading.recall import evidence_of
     from memactors.adapters.runtime.clock import SystemClock
-    from memactors.events.temporal import Evidence
 
     tz = _timezone(settings)
-    refs = store.git.memory_refs()
-    evidence = []
-    for h in hits:
-        e = h.entry
-        if e.kind.value != "memory" or e.namespace not in refs:
-            continue
-        commit = e.id.split(":")[1]
-        data = store.git.read_note(refs[e.namespace], commit)
-        found = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) if data else None
-        text = f"{found.summary}\n{found.body}" if found else f"{e.summary}\n{e.excerpt}"
-        evidence.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
-                                 relevance=min(1.0, max(0.0, h.relevance))))
+    evidence = evidence_of(store, hits)
     answer = compose_answer(query, evidence, now=SystemClock().now(), tz=tz)
     why = None
     from memactors.adapters.models.llm import build_chain
@@ -207,6 +195,9 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
                      f"{r.memory_timestamp.astimezone(tz):%Y-%m-%d}) -> {r.resolved_date.isoformat()}{span}")
     if answer.source_memory_ids:
         lines.append("  sources: " + ", ".join(answer.source_memory_ids))
+    for alternative in answer.alternatives:
+        lines.append(f"  or {alternative.answer} (confidence {alternative.confidence:.2f}, "
+                     f"{', '.join(alternative.source_memory_ids)})")
     emit(args, doc, "\n".join(lines))
     return EXIT_ERRORS if why else EXIT_OK
 

@@ -26,6 +26,8 @@ import numpy as np
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import REASON_SYSTEM, ReasonAnswer, check_citations, reason_prompt
 from memactors.actors.ports import Embedder, StructuredLLM
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.note_format import parse_note
 from memactors.adapters.reading.lexical_index import lookup
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.read_model import EntryKind, IndexedEntry
@@ -182,6 +184,25 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
     return hits
+
+
+def evidence_of(store: MemoryStore, hits: Sequence[RecallHit]) -> list[Evidence]:
+    """The recalled memories as evidence for a date question, ranked as recalled, with their whole text
+    (read from their notes; the index's excerpt when a note is gone)."""
+    refs = store.git.memory_refs()
+    found: list[Evidence] = []
+    for hit in hits:
+        e = hit.entry
+        if e.kind is not EntryKind.MEMORY or e.namespace not in refs:
+            continue
+        commit = e.id.split(":")[1]
+        data = store.git.read_note(refs[e.namespace], commit)
+        memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
+            if data else None
+        text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
+        found.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
+                              relevance=min(1.0, max(0.0, hit.relevance))))
+    return found
 
 
 def semantic(index: RecallIndex, embedder: Embedder | None) -> bool:

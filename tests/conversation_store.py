@@ -1,0 +1,231 @@
+"""Long conversations turned into memories, with the gold date of every event (issue 15's date benchmark).
+
+In the style of long-term dialogue benchmarks: pairs of speakers talk in
+about fifteen sessions a few days apart; one memory per turn, stamped with
+its session's time. Each event is *reported* once with a relative date
+("I went to the science museum yesterday"), acknowledged by the other
+speaker, *mentioned again* in a later session, often beside another date
+("Remember the science museum? Yesterday the kids asked again"), and
+surrounded by *distractor* turns about the same people and topic without
+the event ("Do you still like museums? I want to visit one next month").
+The gold dates are computed here with plain calendar arithmetic,
+independently of memactors' resolver. Every third question is held out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+
+import pygit2
+
+from memactors.adapters.git.note_format import append_entry, serialize_entry
+from memactors.adapters.git.store import GitStore
+
+PAIRS = (("Ana", "Ben"), ("Chloe", "Dev"), ("Elif", "Farid"), ("Greta", "Hugo"))
+SESSIONS = 15
+
+#: (what the speaker did, as reported; the question's verb phrase; the topic word a distractor is about)
+EVENTS: tuple[tuple[str, str, str], ...] = (
+    ("went to the science museum with my kids", "go to the science museum", "museums"),
+    ("signed up for a pottery class", "sign up for a pottery class", "pottery"),
+    ("ran my first half marathon", "run a half marathon", "running"),
+    ("adopted a rescue dog named Pepper", "adopt a rescue dog", "dogs"),
+    ("gave a talk at the library about climate", "give a talk at the library", "talks"),
+    ("bought a used electric guitar", "buy an electric guitar", "guitars"),
+    ("visited my grandmother in Porto", "visit her grandmother in Porto", "family"),
+    ("finished painting the sunset mural", "finish the sunset mural", "painting"),
+    ("started volunteering at the animal shelter", "start volunteering at the animal shelter", "volunteering"),
+    ("went camping by Lake Tahoe", "go camping by Lake Tahoe", "camping"),
+    ("passed my driving test", "pass the driving test", "driving"),
+    ("joined a community choir", "join a community choir", "singing"),
+    ("baked a three layer birthday cake", "bake a birthday cake", "baking"),
+    ("planted tomatoes in the backyard garden", "plant tomatoes in the garden", "gardening"),
+    ("attended a jazz concert downtown", "attend a jazz concert", "concerts"),
+    ("moved into the new apartment on Elm Street", "move into the new apartment", "apartments"),
+    ("interviewed for the design job at Lumen", "interview for the design job", "jobs"),
+    ("took the kids to the aquarium", "take the kids to the aquarium", "aquariums"),
+    ("hiked up Mount Rainier", "hike up Mount Rainier", "hiking"),
+    ("won the chess tournament at the club", "win the chess tournament", "chess"),
+    ("read my poem at the open mic night", "read a poem at the open mic", "poetry"),
+    ("repaired the old bicycle", "repair the old bicycle", "bikes"),
+    ("went to the pride parade", "go to the pride parade", "parades"),
+    ("finished reading the Dune trilogy", "finish the Dune trilogy", "books"),
+    ("learned to make fresh pasta", "learn to make fresh pasta", "cooking"),
+    ("flew to Berlin for the conference", "fly to Berlin", "travel"),
+    ("celebrated my sister's wedding", "celebrate the sister's wedding", "weddings"),
+    ("got my first tattoo", "get a first tattoo", "tattoos"),
+    ("organised the neighbourhood cleanup", "organise the neighbourhood cleanup", "neighbours"),
+    ("took a ceramics workshop in the city", "take a ceramics workshop", "workshops"),
+    ("sold my old car", "sell the old car", "cars"),
+    ("went to the beach with my cousins", "go to the beach with cousins", "beaches"),
+    ("started learning Spanish online", "start learning Spanish", "languages"),
+    ("watched the meteor shower from the hill", "watch the meteor shower", "stars"),
+    ("hosted a board game night", "host a board game night", "games"),
+    ("donated blood at the hospital", "donate blood", "hospitals"),
+    ("bought a sailing boat", "buy a sailing boat", "sailing"),
+    ("went to the support group meeting", "go to the support group", "support"),
+    ("sang at the charity gala", "sing at the charity gala", "charity"),
+    ("finished the photography course", "finish the photography course", "photos"),
+)
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _month_back(day: date, months: int) -> date:
+    year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+    month += 1
+    last = ((date(year + (month == 12), month % 12 + 1, 1)) - timedelta(days=1)).day
+    return date(year, month, min(day.day, last))
+
+
+#: A way to say when the event happened, relative to the day it is told: (phrase for that day, gold start, end).
+Phrase = Callable[[date, random.Random], tuple[str, date, date | None]]
+
+
+def _days(n: int, text: str) -> Phrase:
+    return lambda day, _: (text, day - timedelta(days=n), None)
+
+
+def _weekday_last(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    target = rng.randrange(7)
+    back = (day.weekday() - target) % 7 or 7
+    return f"last {_WEEKDAYS[target]}", day - timedelta(days=back), None
+
+
+def _weekday_before(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    target = rng.randrange(7)
+    back = (day.weekday() - target) % 7 or 7
+    return f"the {_WEEKDAYS[target]} before", day - timedelta(days=back), None
+
+
+def _day_of_month(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    if day.day > 2:
+        n = rng.randint(1, day.day - 1)
+        return f"on the {_ordinal(n)}", day.replace(day=n), None
+    previous = day.replace(day=1) - timedelta(days=1)
+    n = rng.randint(10, 28)
+    return f"on the {_ordinal(n)}", previous.replace(day=n), None
+
+
+def _weekend(text: str) -> Phrase:
+    def phrase(day: date, _: random.Random) -> tuple[str, date, date | None]:
+        sunday = day - timedelta(days=(day.weekday() + 1) % 7 or 7)
+        return text, sunday - timedelta(days=1), sunday
+    return phrase
+
+
+def _last_week(day: date, _: random.Random) -> tuple[str, date, date | None]:
+    monday = day - timedelta(days=day.weekday() + 7)
+    return "last week", monday, monday + timedelta(days=6)
+
+
+def _weeks_ago(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    n = rng.choice((2, 3))
+    return f"{('two', 'three')[n - 2]} weeks ago", day - timedelta(weeks=n), None
+
+
+def _months_ago(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    n = rng.choice((2, 3, 4))
+    return f"{n} months ago", _month_back(day, n), None
+
+
+def _in_year(day: date, rng: random.Random) -> tuple[str, date, date | None]:
+    year = day.year - rng.randint(3, 12)
+    return f"in {year}", date(year, 1, 1), date(year, 12, 31)
+
+
+PHRASES: tuple[Phrase, ...] = (
+    _days(1, "yesterday"), _days(0, "today"), _days(0, "this morning"), _days(2, "the day before yesterday"),
+    _days(2, "a couple of days ago"), _days(3, "three days ago"), _days(1, "last night"), _weekday_last,
+    _weekday_before, _day_of_month, _weekend("last weekend"), _weekend("the weekend before"), _last_week,
+    _weeks_ago, _months_ago, _in_year,
+)
+_FILLER = ("How have you been?", "Work has been hectic this month.", "That's so good to hear!",
+           "I'm glad we keep talking like this.", "Let's catch up again soon.", "Haha, that sounds like you.",
+           "The weather has been strange lately.", "I made soup for dinner, nothing special.")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    start: date
+    end: date | None
+    held_out: bool
+
+
+@dataclass
+class ConversationStore:
+    path: Path
+    now: datetime
+    memories: int = 0
+    questions: list[Question] = field(default_factory=list)
+
+
+def build_conversation_store(path: Path, *, seed: int = 15) -> ConversationStore:
+    """Write the dialogues into a new repository at `path` (namespace `progress`, one note per session)."""
+    rng = random.Random(seed)
+    repo = pygit2.init_repository(str(path), initial_head="main")
+    sig = pygit2.Signature("Dev", "dev@example.com")
+    builder = repo.TreeBuilder()
+    builder.insert("README.md", repo.create_blob(b"conversations\n"), pygit2.GIT_FILEMODE_BLOB)
+    tree = builder.write()
+    notes: dict[str, bytes] = {}
+    parent: list[pygit2.Oid] = []
+    latest = datetime(2000, 1, 1, tzinfo=timezone.utc)
+    store = ConversationStore(path=path, now=latest)
+    for pair_index, (teller, listener) in enumerate(PAIRS):
+        day = date(2023, 1 + 2 * pair_index, rng.randint(1, 20))
+        session_days = []
+        for _ in range(SESSIONS):
+            session_days.append(day)
+            day += timedelta(days=rng.randint(3, 9))
+        turns: dict[int, list[tuple[str, str]]] = defaultdict(list)  # session -> (speaker, text)
+        events = rng.sample(EVENTS, k=len(EVENTS))
+        for n, (did, verb, topic) in enumerate(events):
+            speaker, other = (teller, listener) if n % 2 == 0 else (listener, teller)
+            session = n % (SESSIONS - 2)
+            told = session_days[session]
+            phrase, start, end = rng.choice(PHRASES)(told, rng)
+            opening = rng.choice(("Guess what, I", "So I", "Big news: I", "I"))
+            said = f"{opening} {did} {phrase}!" if rng.random() < 0.5 else f"{phrase.capitalize()} I {did}."
+            turns[session].append((speaker, said))
+            turns[session].append((other, rng.choice(("Wow, that's amazing!", "No way, tell me more!",
+                                                      "That sounds wonderful.", "I'm so proud of you!"))))
+            # the same people and topic, not the event (and often a date of its own)
+            turns[max(0, session - 1)].append((other, f"{speaker}, do you still like {topic}? I want to try "
+                                                      f"something with {topic} next month."))
+            # a later mention of the event, beside another date
+            later = rng.randint(session + 1, SESSIONS - 1)
+            turns[later].append((speaker, f"Remember when I told you I {did}? Yesterday I was thinking about it "
+                                          "again."))
+            store.questions.append(Question(id=f"{speaker.lower()}-{n:02d}", question=f"When did {speaker} {verb}?",
+                                            start=start, end=end, held_out=len(store.questions) % 3 == 2))
+        for session, told in enumerate(session_days):
+            oid = repo.create_commit("refs/heads/main", sig, sig, f"{teller} and {listener} {session}", tree, parent)
+            parent = [oid]
+            said = turns[session] + [(rng.choice((teller, listener)), rng.choice(_FILLER)) for _ in range(3)]
+            rng.shuffle(said)
+            for i, (speaker, text) in enumerate(said):
+                stamp = datetime.combine(told, time(15, 0), timezone.utc) + timedelta(minutes=2 * i)
+                latest = max(latest, stamp)
+                entry = serialize_entry({"type": "progress", "timestamp": stamp.isoformat(),
+                                         "summary": f"{speaker}: {text}"[:200]}, f"{speaker}: {text}")
+                notes[str(oid)] = append_entry(notes.get(str(oid)), entry)
+                store.memories += 1
+    git = GitStore(path)
+    ref = "refs/notes/mem/progress"
+    git.move_refs({ref: git.build_notes_commit(None, notes, "capture")}, {ref: None}, "capture")
+    store.now = latest + timedelta(days=1)
+    return store
+
+
+__all__ = ["ConversationStore", "Question", "build_conversation_store"]
