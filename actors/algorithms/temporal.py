@@ -33,7 +33,16 @@ reported in order of appearance, and the longest phrase starting earliest wins, 
   on or before the recorded day, 0.75); a month with a year, "March 2024" (the month, a
   span, 0.8). "may" in lower case is the verb, not the month. Numeric forms such as
   05/07 are not read: the US and the rest of the world disagree on them.
-- Not matched: "yesterdays", "weekday", "lastly", "monthly", "Mondays", "05/07".
+- on/by/since the 15th (no month named): the most recent such day on or before the recorded day, or the
+  first on or after it when the sentence is in the future tense ("we'll meet on the 15th") (0.7).
+- in 2010 (a four-digit year, not inside a date or a number): that calendar year (span, 0.6).
+- for (just under / about / ...) N days/weeks/months/years: the span of that length ending on the recorded
+  day (0.55; 0.45 when hedged or "a few" / "a couple").
+- the weekend before: as last weekend (0.65); the <weekday> before: the most recent such day strictly
+  before the recorded day (0.7).
+- the first/second/third/fourth/last <weekday> of <month> [year] / of this|last|next month (0.75-0.85; a
+  month without a year is the nearest one on or before the recorded day, after it in the future tense).
+- Not matched: "yesterdays", "weekday", "lastly", "monthly", "Mondays", "05/07", "on the 3rd floor".
 A phrase whose date would fall outside year 1..9999, or that names no real day (Feb 30), is
 skipped.
 """
@@ -86,6 +95,15 @@ def _month_end(year: int, month: int) -> int:
     return (following - timedelta(days=1)).day
 
 
+def _units_back(day: date, n: int, unit: str) -> date:
+    """`day` moved back `n` days, weeks, or calendar months or years (the day of month clamped)."""
+    if unit == "day":
+        return day - timedelta(days=n)
+    if unit == "week":
+        return day - timedelta(weeks=n)
+    return _add_months(day, -n * (12 if unit == "year" else 1))
+
+
 def _same_day(_: re.Match[str], day: date) -> _Found:
     return _Found(day, None, 0.9, "the recorded day itself")
 
@@ -107,12 +125,7 @@ def _ago(match: re.Match[str], day: date) -> _Found:
         n, confidence = 3, confidence * 0.6
     else:
         n = int(quantity) if quantity.isdigit() else _NUMBERS[quantity]
-    if unit == "day":
-        start = day - timedelta(days=n)
-    elif unit == "week":
-        start = day - timedelta(weeks=n)
-    else:
-        start = _add_months(day, -n * (12 if unit == "year" else 1))
+    start = _units_back(day, n, unit)
     plural = "" if n == 1 else "s"
     clamp = ", day clamped to the month's end" if unit in ("month", "year") else ""
     return _Found(start, None, round(confidence, 3), f"{n} calendar {unit}{plural} before the recorded day{clamp}")
@@ -240,12 +253,7 @@ def _for_span(match: re.Match[str], day: date) -> _Found:
     unit = match["unit"].lower()
     n = 2 if quantity.startswith("a couple") else 3 if quantity == "a few" else (
         int(quantity) if quantity.isdigit() else _NUMBERS[quantity])
-    if unit == "day":
-        start = day - timedelta(days=n)
-    elif unit == "week":
-        start = day - timedelta(weeks=n)
-    else:
-        start = _add_months(day, -n * (12 if unit == "year" else 1))
+    start = _units_back(day, n, unit)
     vague = bool(match["about"]) or quantity in ("a few",) or quantity.startswith("a couple")
     return _Found(start, day, 0.45 if vague else 0.55,
                   f"a span of {n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
