@@ -76,6 +76,13 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     settings = load_settings()
+    embedder = None
+    if settings.embeddings != "none":
+        from memactors.adapters.models.embeddings import PrefetchedQuery, embedder_from_env
+
+        # the model loads and embeds the query while the store opens and the index loads: most of a cold
+        # recall's time (wasted only when there is no index yet, or one without vectors)
+        embedder = PrefetchedQuery(embedder_from_env(one_shot=True), query)
     store = open_store(args.repo, settings)
     try:
         index = ReadCache(store.git.common_dir).load()
@@ -87,11 +94,8 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     mode = args.mode or ("exhaustive" if reason else None)
     from memactors.adapters.reading.recall import search, semantic
 
-    embedder = None
-    if index.model_id is not None and settings.embeddings != "none":
-        from memactors.adapters.models.embeddings import embedder_from_env
-
-        embedder = embedder_from_env()
+    if index.model_id is None:
+        embedder = None
     hits = search(index, query, mode=mode, limit=args.limit, namespaces=args.namespace, embedder=embedder)
     notes = []
     if not semantic(index, embedder):

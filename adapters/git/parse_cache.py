@@ -37,22 +37,30 @@ class ParseCache:
     """Maps (namespace, blob id, commit) to the parse of that note.
 
     `save` writes atomically and keeps only the entries used since
-    loading, so the file tracks the store's size.
+    loading, so the file tracks the store's size. The file is read on first
+    use, so a command that opens the store but parses no note (recall) never
+    pays for it.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._entries: dict[str, _CachedNote] = {}
+        self._loaded: dict[str, _CachedNote] | None = None
         self._used: set[str] = set()
         self._dirty = False
         self.hits = 0
         self.misses = 0
-        try:
-            loaded = _FILE.validate_json(path.read_bytes())
-            if loaded.version == CACHE_VERSION:
-                self._entries = loaded.notes
-        except (OSError, ValueError, ValidationError):
-            self._entries = {}
+
+    @property
+    def _entries(self) -> dict[str, _CachedNote]:
+        if self._loaded is None:
+            self._loaded = {}
+            try:
+                loaded = _FILE.validate_json(self.path.read_bytes())
+                if loaded.version == CACHE_VERSION:
+                    self._loaded = loaded.notes
+            except (OSError, ValueError, ValidationError):
+                pass
+        return self._loaded
 
     def get(self, namespace: str, blob: str, commit: str) -> NoteParse | None:
         slot = f"{namespace}:{blob}:{commit}"
@@ -72,6 +80,8 @@ class ParseCache:
 
     def save(self) -> None:
         """Write the cache if anything changed; failures leave the old file (it is only a cache)."""
+        if self._loaded is None:  # never used: nothing to write, nothing to drop
+            return
         unused = set(self._entries) - self._used
         if not self._dirty and not unused:
             return

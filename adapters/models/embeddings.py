@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,11 @@ class LocalMiniLM:
     dimensions = 384
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None, *,
-                 model_sha256: str = MODEL_SHA256, tokenizer_sha256: str = TOKENIZER_SHA256) -> None:
+                 model_sha256: str = MODEL_SHA256, tokenizer_sha256: str = TOKENIZER_SHA256,
+                 optimize_graph: bool = True) -> None:
+        # onnxruntime's graph optimisation costs ~150 ms at load and saves ~20% per batch: worth it for a
+        # run's thousands of texts, not for one query (the vectors agree to ~1e-7 either way)
+        self._optimize_graph = optimize_graph
         self._paths = (model_path, tokenizer_path)
         self._hashes = (model_sha256, tokenizer_sha256)
         self._session: Any = None
@@ -88,6 +93,8 @@ class LocalMiniLM:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 2
         options.log_severity_level = 3
+        if not self._optimize_graph:
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
         self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
@@ -161,15 +168,54 @@ class OpenAIEmbeddings:
         return vectors
 
 
-def embedder_from_env(environ: Mapping[str, str] | None = None) -> LocalMiniLM | OpenAIEmbeddings:
+def embedder_from_env(environ: Mapping[str, str] | None = None, *, one_shot: bool = False
+                      ) -> LocalMiniLM | OpenAIEmbeddings:
     """`MEMACTORS_EMBEDDINGS=local` (default) or `openai` (with `MEMACTORS_EMBEDDINGS_MODEL`,
-    `MEMACTORS_EMBEDDINGS_BASE_URL`, `OPENAI_API_KEY`)."""
+    `MEMACTORS_EMBEDDINGS_BASE_URL`, `OPENAI_API_KEY`). `one_shot`: for a few texts in a fresh process
+    (a query), where loading fast beats embedding fast."""
     env = os.environ if environ is None else environ
     kind = env.get("MEMACTORS_EMBEDDINGS", "local").strip().lower() or "local"
     if kind == "local":
-        return LocalMiniLM()
+        return LocalMiniLM(optimize_graph=not one_shot)
     if kind == "openai":
         return OpenAIEmbeddings(model=env.get("MEMACTORS_EMBEDDINGS_MODEL", "text-embedding-3-small"),
                                 base_url=env.get("MEMACTORS_EMBEDDINGS_BASE_URL") or None,
                                 api_key=env.get("OPENAI_API_KEY"))
     raise ValueError(f"MEMACTORS_EMBEDDINGS={kind!r} is not one of: local, openai, none")
+
+
+class PrefetchedQuery:
+    """An embedder that has already started embedding one text in a background thread.
+
+    `embed([text])` of that text waits for the thread and returns its vector (or raises what it
+    raised); anything else goes to the wrapped embedder once the thread is done, so the wrapped
+    one is never used from two threads at once. For a one-shot command whose model load would
+    otherwise wait for the index to load (the hashing and session start release the GIL).
+    """
+
+    def __init__(self, inner: LocalMiniLM | OpenAIEmbeddings, text: str) -> None:
+        self.model_id = inner.model_id
+        self._inner, self._text = inner, text
+        self._result: NDArray[np.float32] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="memactors-embed-query", daemon=True)
+        self._thread.start()
+
+    @property
+    def dimensions(self) -> int:
+        return self._inner.dimensions
+
+    def _run(self) -> None:
+        try:
+            self._result = self._inner.embed([self._text])
+        except BaseException as exc:  # handed to the caller of embed
+            self._error = exc
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self._thread.join()
+        if list(texts) == [self._text]:
+            if self._error is not None:
+                raise self._error
+            assert self._result is not None
+            return self._result
+        return self._inner.embed(texts)

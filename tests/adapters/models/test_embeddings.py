@@ -13,6 +13,7 @@ from memactors.adapters.models.embeddings import (
     EmbeddingModelError,
     LocalMiniLM,
     OpenAIEmbeddings,
+    PrefetchedQuery,
     default_tokenizer_path,
     embedder_from_env,
 )
@@ -51,6 +52,24 @@ def test_a_tampered_tokenizer_is_refused(tmp_path: Path) -> None:
     copy.write_bytes(copy.read_bytes() + b" ")
     with pytest.raises(EmbeddingModelError, match="sha256"):
         LocalMiniLM(tokenizer_path=copy).embed(["x"])
+
+
+def test_a_prefetched_query_is_the_vector_the_optimised_model_gives(model: LocalMiniLM) -> None:
+    query = "how do we retry payment webhooks"
+    prefetched = PrefetchedQuery(embedder_from_env({}, one_shot=True), query)
+    assert prefetched.model_id == model.model_id and prefetched.dimensions == 384
+    assert np.allclose(prefetched.embed([query]), model.embed([query]), atol=1e-5)
+    other = ["Use PostgreSQL", "Retries must be idempotent"]
+    assert np.allclose(prefetched.embed(other), model.embed(other), atol=1e-5)  # anything else: the model itself
+
+
+def test_a_prefetch_that_failed_raises_where_the_vector_is_asked_for(tmp_path: Path) -> None:
+    copy = tmp_path / "tokenizer.json"
+    shutil.copy(default_tokenizer_path(), copy)
+    copy.write_bytes(copy.read_bytes() + b" ")
+    prefetched = PrefetchedQuery(LocalMiniLM(tokenizer_path=copy), "query")
+    with pytest.raises(EmbeddingModelError, match="sha256"):
+        prefetched.embed(["query"])
 
 
 def test_the_default_cluster_threshold_separates_the_labelled_pairs(model: LocalMiniLM) -> None:
