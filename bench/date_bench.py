@@ -33,7 +33,8 @@ from memactors.actors.algorithms.temporal import compose_answer, is_temporal_que
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.reading.read_cache import ReadCache  # noqa: E402
-from memactors.adapters.reading.recall import evidence_of, search  # noqa: E402
+from memactors.adapters.reading.date_answer import evidence_of  # noqa: E402
+from memactors.adapters.reading.recall import search  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402

@@ -163,24 +163,27 @@ def _timezone(settings):
 def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
     import os
 
-    import trio
-
     from memactors.actors.algorithms.temporal import compose_answer
-    from memactors.adapters.reading.recall import evidence_of
+    from memactors.adapters.models.llm_config import resolve_chain
+    from memactors.adapters.reading.date_answer import evidence_of
     from memactors.adapters.runtime.clock import SystemClock
 
     tz = _timezone(settings)
     evidence = evidence_of(store, hits)
     answer = compose_answer(query, evidence, now=SystemClock().now(), tz=tz)
     why = None
-    from memactors.adapters.models.llm import build_chain
-
     try:
-        chain = build_chain(os.environ)
+        configured = resolve_chain(os.environ)
     except ValueError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    if chain is not None and evidence:
-        from memactors.adapters.reading.recall import reason_with_llm
+    if configured and evidence:  # the LLM client is imported only when one is configured
+        import trio
+
+        from memactors.adapters.models.llm import build_chain
+        from memactors.adapters.reading.date_answer import reason_with_llm
+
+        chain = build_chain(os.environ)
+        assert chain is not None
 
         async def with_llm():
             try:

@@ -18,20 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import tzinfo
 from typing import Any
 
 import numpy as np
 
-from memactors.actors.algorithms.llm_call import ask
-from memactors.actors.algorithms.prompts import REASON_SYSTEM, ReasonAnswer, check_citations, reason_prompt
-from memactors.actors.ports import Embedder, StructuredLLM
-from memactors.adapters.git.memory_store import MemoryStore
-from memactors.adapters.git.note_format import parse_note
+from memactors.actors.ports import Embedder
 from memactors.adapters.reading.lexical_index import lookup
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.read_model import EntryKind, IndexedEntry
-from memactors.events.temporal import Evidence, ReasonedAnswer
 from memactors.events.terms import terms
 from memactors.events.tier import Tier
 
@@ -186,51 +180,6 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
     return hits
 
 
-def evidence_of(store: MemoryStore, hits: Sequence[RecallHit]) -> list[Evidence]:
-    """The recalled memories as evidence for a date question, ranked as recalled, with their whole text
-    (read from their notes; the index's excerpt when a note is gone)."""
-    refs = store.git.memory_refs()
-    found: list[Evidence] = []
-    for hit in hits:
-        e = hit.entry
-        if e.kind is not EntryKind.MEMORY or e.namespace not in refs:
-            continue
-        commit = e.id.split(":")[1]
-        data = store.git.read_note(refs[e.namespace], commit)
-        memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
-            if data else None
-        text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
-        found.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
-                              relevance=min(1.0, max(0.0, hit.relevance))))
-    return found
-
-
 def semantic(index: RecallIndex, embedder: Embedder | None) -> bool:
     """True when `search` can use vectors (same embedding model as the index)."""
     return embedder is not None and index.vectors is not None and index.model_id == embedder.model_id
-
-
-async def reason_with_llm(llm: StructuredLLM, question: str, evidence: Sequence[Evidence],
-                          offline: ReasonedAnswer, tz: tzinfo) -> tuple[ReasonedAnswer, str | None]:
-    """The LLM composes the answer from the deterministically resolved dates; on any failure the
-    offline answer stands and the second value says why."""
-    labelled = {f"E{i + 1}": e for i, e in enumerate(evidence)}
-    rows = []
-    for label, e in labelled.items():
-        found = [r for r in offline.temporal_resolutions if r.memory_id == e.memory_id]
-        lines = [f'"{r.original_text}" -> {r.resolved_date.isoformat()}'
-                 + (f" .. {r.resolved_end.isoformat()}" if r.resolved_end else "")
-                 + f" (confidence {r.confidence:.2f})" for r in found]
-        rows.append((label, e.timestamp.astimezone(tz).isoformat(), e.text, lines))
-
-    def check(answer: ReasonAnswer) -> None:
-        check_citations(answer.cited, labelled)  # type: ignore[arg-type]
-
-    asked = await ask(llm, REASON_SYSTEM, reason_prompt(question, rows), ReasonAnswer, check)
-    if asked.answer is None:
-        return offline, asked.why
-    cited = [labelled[c].memory_id for c in asked.answer.cited]
-    return offline.model_copy(update={
-        "answer": asked.answer.answer, "confidence": asked.answer.confidence, "reasoning": asked.answer.reasoning,
-        "source_memory_ids": tuple(cited) or offline.source_memory_ids, "provider": asked.provider,
-    }), None
