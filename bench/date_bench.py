@@ -7,7 +7,7 @@ speakers, fifteen sessions each, one memory per turn, 160 events reported
 with relative dates, mentioned again later beside other dates, among
 distractor turns about the same people and topics), consolidates it once
 (local MiniLM, no LLM) and asks every "When did <speaker> <event>?" the way
-`memactors recall` does: recall's hits in exhaustive mode as evidence, the
+`memactors recall` does: recall's best 20 hits in exhaustive mode as evidence, the
 offline answer composed from them, in UTC. An answer is correct when its
 date (or span) is the gold one. A third of the questions is held out and
 reported only with --held-out.
@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from datetime import date, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -32,8 +32,8 @@ from bench.consolidate_bench import machine  # noqa: E402
 from memactors.actors.algorithms.temporal import compose_answer, is_temporal_question  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH, evidence_of  # noqa: E402
 from memactors.adapters.reading.read_cache import ReadCache  # noqa: E402
-from memactors.adapters.reading.date_answer import evidence_of  # noqa: E402
 from memactors.adapters.reading.recall import search  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
@@ -47,14 +47,14 @@ def label(start: date, end: date | None) -> str:
     return day if end is None else f"{day} to {end.isoformat()} ({end:%A})"
 
 
-def measure(store, index, embedder, questions: list[Question]) -> dict[str, object]:
+def measure(store, index, embedder, questions: list[Question], now: datetime) -> dict[str, object]:
     correct = recognised = 0
     misses = []
     started = time.perf_counter()
     for q in questions:
         recognised += is_temporal_question(q.question)
-        hits = search(index, q.question, mode="exhaustive", limit=10, embedder=embedder)
-        answer = compose_answer(q.question, evidence_of(store, hits), now=store_now, tz=timezone.utc)
+        hits = search(index, q.question, mode="exhaustive", limit=EVIDENCE_DEPTH, embedder=embedder)
+        answer = compose_answer(q.question, evidence_of(store, hits, index), now=now, tz=timezone.utc)
         if answer.answer == label(q.start, q.end):
             correct += 1
         else:
@@ -67,7 +67,6 @@ def measure(store, index, embedder, questions: list[Question]) -> dict[str, obje
 
 
 def main() -> None:
-    global store_now
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-out", action="store_true", help="also report the held-out questions")
     parser.add_argument("--misses", action="store_true", help="list the wrong answers")
@@ -76,7 +75,6 @@ def main() -> None:
     results: dict[str, object] = {"machine": machine()}
     with TemporaryDirectory() as tmp:
         conversation = build_conversation_store(Path(tmp) / "conversations")
-        store_now = conversation.now
         services = build_services(MemoryStore(GitStore(conversation.path)), Settings(), FixedClock(conversation.now))
         started = time.perf_counter()
         trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
@@ -88,7 +86,7 @@ def main() -> None:
         if args.held_out:
             parts["held_out"] = [q for q in conversation.questions if q.held_out]
         for part, questions in parts.items():
-            results[part] = measure(store, index, services.embedder, questions)
+            results[part] = measure(store, index, services.embedder, questions, conversation.now)
     if args.json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
         return
@@ -100,8 +98,6 @@ def main() -> None:
             for miss in row["misses"] if args.misses else []:
                 print(f"    {miss['id']} {miss['q']} gold {miss['gold']} got {miss['answer']}\n        {miss['reasoning']}")
 
-
-store_now = None
 
 if __name__ == "__main__":
     main()

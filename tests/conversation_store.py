@@ -7,7 +7,10 @@ its session's time. Each event is *reported* once with a relative date
 speaker, *mentioned again* in a later session, often beside another date
 ("Remember the science museum? Yesterday the kids asked again"), and
 surrounded by *distractor* turns about the same people and topic without
-the event ("Do you still like museums? I want to visit one next month").
+the event ("Do you still like museums? I want to visit one next month"),
+and often *planned* beforehand in the same words ("I'm planning to go to
+the science museum next week"). Some questions use other words than the
+report ("When did Ana visit the science museum?").
 The gold dates are computed here with plain calendar arithmetic,
 independently of memactors' resolver. Every third question is held out.
 """
@@ -72,6 +75,23 @@ EVENTS: tuple[tuple[str, str, str], ...] = (
     ("sang at the charity gala", "sing at the charity gala", "charity"),
     ("finished the photography course", "finish the photography course", "photos"),
 )
+#: Questions asked in other words than the report's, for some events: reported verb phrase -> question's.
+PARAPHRASES = {
+    "went to the science museum with my kids": "visit the science museum",
+    "signed up for a pottery class": "enrol in pottery lessons",
+    "ran my first half marathon": "complete a half marathon",
+    "adopted a rescue dog named Pepper": "get the rescue dog Pepper",
+    "bought a used electric guitar": "get an electric guitar",
+    "passed my driving test": "get a driving licence",
+    "moved into the new apartment on Elm Street": "move to Elm Street",
+    "hiked up Mount Rainier": "climb Mount Rainier",
+    "won the chess tournament at the club": "take first place in the chess tournament",
+    "flew to Berlin for the conference": "travel to Berlin for the conference",
+    "sold my old car": "get rid of the old car",
+    "donated blood at the hospital": "give blood at the hospital",
+    "finished the photography course": "complete the photography course",
+    "celebrated my sister's wedding": "attend the sister's wedding",
+}
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
@@ -203,11 +223,16 @@ def build_conversation_store(path: Path, *, seed: int = 15) -> ConversationStore
             # the same people and topic, not the event (and often a date of its own)
             turns[max(0, session - 1)].append((other, f"{speaker}, do you still like {topic}? I want to try "
                                                       f"something with {topic} next month."))
+            # the plan before the event: its words, a date, but nothing has happened yet
+            if rng.random() < 0.5:
+                turns[max(0, session - 1)].append((speaker, f"I'm planning to {verb.replace('her ', 'my ')} "
+                                                            f"{rng.choice(('next week', 'this weekend', 'tomorrow'))}."))
             # a later mention of the event, beside another date
             later = rng.randint(session + 1, SESSIONS - 1)
             turns[later].append((speaker, f"Remember when I told you I {did}? Yesterday I was thinking about it "
                                           "again."))
-            store.questions.append(Question(id=f"{speaker.lower()}-{n:02d}", question=f"When did {speaker} {verb}?",
+            asked = PARAPHRASES[did] if did in PARAPHRASES and rng.random() < 0.5 else verb
+            store.questions.append(Question(id=f"{speaker.lower()}-{n:02d}", question=f"When did {speaker} {asked}?",
                                             start=start, end=end, held_out=len(store.questions) % 3 == 2))
         for session, told in enumerate(session_days):
             oid = repo.create_commit("refs/heads/main", sig, sig, f"{teller} and {listener} {session}", tree, parent)

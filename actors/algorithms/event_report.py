@@ -4,8 +4,9 @@ A question's event words are its content words, minus question words and the
 names it shares with the memory (capitalised words: people and projects
 already matched by the search), lightly stemmed (plural, -ed, -ing and a
 small table of irregular past forms, so "went" meets "go"). A memory reports
-the event when it holds those words and says when: a date expression, or a
-verb in the past tense. Later mentions of the same event ("remember the
+the event when it holds those words and says it happened: a date on or
+before the day it was written, or a verb in the past tense — a plan in the
+same words ("I'm planning to go next week") does not. Later mentions of the same event ("remember the
 museum?") hold fewer of the words and rarely a date; among reports that
 score alike, the earliest recorded one is the report (`first_report`).
 Standard library only, no parser: recall's latency stays what it was.
@@ -39,6 +40,8 @@ _IRREGULAR = {
     "understood": "understand", "woke": "wake", "adopted": "adopt", "drew": "draw", "drawn": "draw",
 }
 _PAST = re.compile(r"\b(?:was|were|had|did|went|got|came|saw|made|took|[a-z]{2,}ed)\b", re.IGNORECASE)
+_PLAN = re.compile(r"\b(?:plan(?:ning)?\s+to|going\s+to|gonna|will|shall|want\s+to|hope\s+to|I'll|we'll|"
+                   r"can't\s+wait\s+to)\b", re.IGNORECASE)
 #: How close (in report score) a report must be to the best to count as the same report; the earliest wins.
 SAME_REPORT = 0.1
 
@@ -62,11 +65,21 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
+def names(question: str) -> set[str]:
+    """The names a question mentions: its capitalised words after the first, lowercased."""
+    return {w.lower() for w in _WORD.findall(question)[1:] if w[0].isupper() and w.lower() not in _STOP}
+
+
+def name_share(question: str, text: str) -> float:
+    """The share (0..1) of the question's names `text` holds; 1 when it names none."""
+    wanted = names(question)
+    return len(wanted & {w.lower() for w in _WORD.findall(text)}) / len(wanted) if wanted else 1.0
+
+
 def event_words(question: str, text: str) -> set[str]:
     """The question's event words for `text`: content stems, minus names the text shares with the question."""
-    names = {w.lower() for w in _WORD.findall(question)[1:] if w[0].isupper()} & {w.lower() for w in
-                                                                                  _WORD.findall(text)}
-    return {stem(w) for w in _WORD.findall(question) if w.lower() not in _STOP and w.lower() not in names}
+    shared = names(question) & {w.lower() for w in _WORD.findall(text)}
+    return {stem(w) for w in _WORD.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
 
 
 def event_share(question: str, text: str) -> float:
@@ -80,10 +93,19 @@ def past_tense(text: str) -> bool:
     return _PAST.search(text) is not None
 
 
+def planned(text: str) -> bool:
+    """Whether `text` speaks of something still to come ("I'm planning to ...", "we'll ...")."""
+    return _PLAN.search(text) is not None
+
+
 def report_score(question: str, text: str, relevance: float, dated: bool) -> float:
-    """How well `text` reports the event `question` asks about (0..1): its event words first."""
-    return round(0.5 * event_share(question, text) + 0.2 * relevance + 0.15 * (dated or past_tense(text))
-                 + 0.15 * dated, 4)
+    """How well `text` reports the event `question` asks about (at most 1): its event words and names first, then
+    whether it says it happened (`dated`: a date on or before its own day; or the past tense) — a plan
+    in the same words does not."""
+    happened = (dated or past_tense(text)) and not planned(text)
+    # a memory naming none of the people the question names reports someone else's event
+    return round(0.5 * event_share(question, text) + 0.2 * relevance + 0.15 * happened
+                 + 0.15 * (dated and happened) - 0.3 * (1 - name_share(question, text)), 4)
 
 
 def first_report(scores: Sequence[float], recorded: Sequence[float]) -> int:

@@ -427,10 +427,13 @@ def _zone_name(tz: tzinfo) -> str:
 
 def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, TemporalResolution | None, str]:
     """(report score, the date the memory gives, how it was read) for one recalled memory: its most
-    confident date phrase (the first of equals), else none (its recorded day stands in)."""
+    confident date phrase on or before the day it was recorded (the first of equals; a later date is a
+    plan, not a report), else its most confident one, else none (its recorded day stands in)."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
-    best = max(found, key=lambda f: f[0].confidence, default=None)
-    score = report_score(question, item.text, item.relevance, dated=best is not None)
+    recorded = _local_day(item.timestamp, tz)
+    happened = [f for f in found if f[0].resolved_date <= recorded]
+    best = max(happened or found, key=lambda f: f[0].confidence, default=None)
+    score = report_score(question, item.text, item.relevance, dated=bool(happened))
     return score, best[0] if best else None, best[1] if best else ""
 
 

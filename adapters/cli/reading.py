@@ -96,7 +96,12 @@ def _cmd_recall(args: argparse.Namespace) -> int:
 
     if index.model_id is None:
         embedder = None
-    hits = search(index, query, mode=mode, limit=args.limit, namespaces=args.namespace, embedder=embedder)
+    depth = args.limit
+    if reason:
+        from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH
+
+        depth = max(args.limit, EVIDENCE_DEPTH)
+    hits = search(index, query, mode=mode, limit=depth, namespaces=args.namespace, embedder=embedder)
     notes = []
     if not semantic(index, embedder):
         notes.append("matching words only (the index has no vectors for this embedding model)")
@@ -116,7 +121,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"memactors recall: {note}", file=sys.stderr)
     if reason:
-        return _reason(args, query, store, settings, hits)
+        return _reason(args, query, store, settings, hits, index)
     searched = f"{mode}: {', '.join(_mode_tiers(mode))}" if mode else "hot and warm first"
     lines = [f"{len(hits)} results for {query!r} ({searched})"]
     widened = sum(h.widened for h in hits)
@@ -160,7 +165,7 @@ def _timezone(settings):
         raise UsageError(f"MEMACTORS_TIMEZONE={settings.timezone!r} is not a time zone (e.g. Europe/Berlin)") from None
 
 
-def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
+def _reason(args: argparse.Namespace, query: str, store, settings, hits, index) -> int:
     import os
 
     from memactors.actors.algorithms.temporal import compose_answer
@@ -169,7 +174,7 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits) -> int:
     from memactors.adapters.runtime.clock import SystemClock
 
     tz = _timezone(settings)
-    evidence = evidence_of(store, hits)
+    evidence = evidence_of(store, hits, index)
     answer = compose_answer(query, evidence, now=SystemClock().now(), tz=tz)
     why = None
     try:

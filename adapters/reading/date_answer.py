@@ -15,27 +15,42 @@ from datetime import tzinfo
 from memactors.actors.ports import StructuredLLM
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.note_format import parse_note
+from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.adapters.reading.recall import RecallHit
 from memactors.events.read_model import EntryKind
 from memactors.events.temporal import Evidence, ReasonedAnswer
 
+#: How many recalled memories a date question weighs: the report may rank below plans and later mentions.
+EVIDENCE_DEPTH = 20
+#: How many of a recalled summary's members stand in for it as evidence.
+SUMMARY_MEMBERS = 5
 
-def evidence_of(store: MemoryStore, hits: Sequence[RecallHit]) -> list[Evidence]:
+
+def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallIndex) -> list[Evidence]:
     """The recalled memories as evidence for a date question, ranked as recalled, with their whole text
-    (read from their notes; the index's excerpt when a note is gone)."""
+    (read from their notes; the index's excerpt when a note is gone). A summary stands for its members:
+    the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance."""
     refs = store.git.memory_refs()
+    by_id = {e.id: e for e in index.entries if e.kind is EntryKind.MEMORY}
     found: list[Evidence] = []
+    seen: set[str] = set()
     for hit in hits:
-        e = hit.entry
-        if e.kind is not EntryKind.MEMORY or e.namespace not in refs:
-            continue
-        commit = e.id.split(":")[1]
-        data = store.git.read_note(refs[e.namespace], commit)
-        memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
-            if data else None
-        text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
-        found.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
-                              relevance=min(1.0, max(0.0, hit.relevance))))
+        members = [hit.entry]
+        if hit.entry.kind is EntryKind.SUMMARY:
+            title = (hit.entry.title or hit.entry.summary).casefold()
+            members = sorted((by_id[s] for s in hit.entry.sources if s in by_id),
+                             key=lambda e: (e.title or e.summary).casefold() != title)[:SUMMARY_MEMBERS]
+        for e in members:
+            if e.id in seen or e.namespace not in refs:
+                continue
+            seen.add(e.id)
+            commit = e.id.split(":")[1]
+            data = store.git.read_note(refs[e.namespace], commit)
+            memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
+                if data else None
+            text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
+            found.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
+                                  relevance=min(1.0, max(0.0, hit.relevance))))
     return found
 
 

@@ -568,3 +568,19 @@ def test_of_two_reports_of_one_event_the_first_is_the_answer() -> None:
                      0.8)
     answer = compose_answer("When did we migrate the billing database?", [again, first], now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("first",) and answer.answer.startswith("2026-02-09")
+
+
+def test_a_plan_in_the_same_words_is_not_the_report() -> None:
+    plan = evidence("plan", "Ana: I'm planning to go to the science museum next week.",
+                    datetime(2023, 5, 1, 15, tzinfo=UTC), 0.9)
+    report = evidence("report", "Ana: I went to the science museum on Saturday!", datetime(2023, 5, 9, 15, tzinfo=UTC),
+                      0.8)
+    answer = compose_answer("When did Ana go to the science museum?", [plan, report], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-05-06")
+
+
+def test_the_same_event_told_by_someone_else_is_not_the_answer() -> None:
+    other = evidence("chloe", "Chloe: I sold my old car yesterday.", datetime(2023, 3, 13, 15, tzinfo=UTC), 0.85)
+    dev = evidence("dev", "Dev: I sold my old car last weekend.", datetime(2023, 4, 24, 15, tzinfo=UTC), 0.8)
+    answer = compose_answer("When did Dev get rid of the old car?", [other, dev], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("dev",) and answer.answer.startswith("2023-04-22")

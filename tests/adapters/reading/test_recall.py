@@ -316,3 +316,29 @@ def test_deleting_the_read_model_loses_nothing_a_run_cannot_rebuild(replaced: Re
     consolidate(replaced)
     after = recall(replaced, "which database do we use for storage", "--no-track")
     assert [(h["id"], h["widened"]) for h in after] == [(h["id"], h["widened"]) for h in before]
+
+
+def test_a_conditional_when_is_an_ordinary_search(replaced: Repo) -> None:
+    hits = recall(replaced, "when a retried request runs twice, does it have to be idempotent?")
+    assert isinstance(hits, list) and hits[0]["summary"] == "Retries must be idempotent"
+
+
+@pytest.fixture(scope="module")
+def conversations(tmp_path_factory: pytest.TempPathFactory):
+    from tests.conversation_store import build_conversation_store
+
+    store = build_conversation_store(tmp_path_factory.mktemp("talk") / "conversations")
+    done = run_cli("consolidate", "--repo", str(store.path))
+    assert done.returncode in (0, 1), done.stderr
+    return store
+
+
+def test_when_questions_on_long_conversations_get_the_reported_date_with_alternatives(conversations) -> None:
+    chosen = [q for q in conversations.questions if not q.held_out][:6]
+    chosen += [q for q in conversations.questions if q.id == "greta-16"]  # its report leads a summary
+    for q in chosen:
+        doc = recall(conversations, q.question, "--no-track", env=UTC)
+        gold = q.start.isoformat() + (f" ({q.start:%A}) to {q.end.isoformat()}" if q.end else "")
+        assert doc["answer"].startswith(gold), (q.question, doc["answer"], doc["reasoning"])
+        assert doc["alternatives"] and all({"answer", "resolved_date", "confidence", "source_memory_ids"}
+                                           <= set(a) for a in doc["alternatives"])
