@@ -18,12 +18,14 @@ from memactors.adapters.git.note_format import parse_note
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.adapters.reading.recall import RecallHit
 from memactors.events.read_model import EntryKind
-from memactors.events.temporal import Evidence, ReasonedAnswer
+from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer
 
 #: How many recalled memories a date question weighs: the report may rank below plans and later mentions.
 EVIDENCE_DEPTH = 20
 #: How many of a recalled summary's members stand in for it as evidence.
 SUMMARY_MEMBERS = 5
+#: How many candidates the LLM is shown (a prompt of a few thousand tokens).
+LLM_CANDIDATES = 8
 
 
 def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallIndex) -> list[Evidence]:
@@ -54,17 +56,27 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
     return found
 
 
+def llm_candidates(evidence: Sequence[Evidence], offline: ReasonedAnswer) -> list[Evidence]:
+    """The candidates the LLM chooses among: the offline answer's memories and its alternatives' first,
+    then the rest in recall's order, at most LLM_CANDIDATES."""
+    first = [*offline.source_memory_ids, *(m for a in offline.alternatives for m in a.source_memory_ids)]
+    rank = {memory_id: i for i, memory_id in enumerate(dict.fromkeys(first))}
+    ordered = sorted(evidence, key=lambda e: rank.get(e.memory_id, len(rank)))
+    return ordered[:LLM_CANDIDATES]
+
+
 async def reason_with_llm(llm: StructuredLLM, question: str, evidence: Sequence[Evidence],
                           offline: ReasonedAnswer, tz: tzinfo) -> tuple[ReasonedAnswer, str | None]:
-    """The LLM composes the answer from the deterministically resolved dates; on any failure the
-    offline answer stands and the second value says why."""
+    """The LLM chooses among the candidates (llm_candidates), each with every date in it resolved, and
+    composes the answer; on any failure the offline answer stands and the second value says why."""
     from memactors.actors.algorithms.llm_call import ask
     from memactors.actors.algorithms.prompts import REASON_SYSTEM, ReasonAnswer, check_citations, reason_prompt
+    from memactors.actors.algorithms.temporal import resolve_relative_dates
 
-    labelled = {f"E{i + 1}": e for i, e in enumerate(evidence)}
+    labelled = {f"E{i + 1}": e for i, e in enumerate(llm_candidates(evidence, offline))}
     rows = []
     for label, e in labelled.items():
-        found = [r for r in offline.temporal_resolutions if r.memory_id == e.memory_id]
+        found = resolve_relative_dates(e.text, memory_id=e.memory_id, recorded_at=e.timestamp, tz=tz)
         lines = [f'"{r.original_text}" -> {r.resolved_date.isoformat()}'
                  + (f" .. {r.resolved_end.isoformat()}" if r.resolved_end else "")
                  + f" (confidence {r.confidence:.2f})" for r in found]
@@ -76,8 +88,15 @@ async def reason_with_llm(llm: StructuredLLM, question: str, evidence: Sequence[
     asked = await ask(llm, REASON_SYSTEM, reason_prompt(question, rows), ReasonAnswer, check)
     if asked.answer is None:
         return offline, asked.why
-    cited = [labelled[c].memory_id for c in asked.answer.cited]
+    cited = tuple(labelled[c].memory_id for c in asked.answer.cited) or offline.source_memory_ids
+    # the offline choice becomes an alternative when the LLM chose another memory
+    alternatives = [a for a in offline.alternatives if not set(a.source_memory_ids) & set(cited)]
+    if not set(cited) & set(offline.source_memory_ids) and offline.temporal_resolutions:
+        chosen = offline.temporal_resolutions[0]
+        alternatives.insert(0, Alternative(answer=offline.answer, resolved_date=chosen.resolved_date,
+                                           resolved_end=chosen.resolved_end, confidence=offline.confidence,
+                                           source_memory_ids=offline.source_memory_ids))
     return offline.model_copy(update={
         "answer": asked.answer.answer, "confidence": asked.answer.confidence, "reasoning": asked.answer.reasoning,
-        "source_memory_ids": tuple(cited) or offline.source_memory_ids, "provider": asked.provider,
+        "source_memory_ids": cited, "provider": asked.provider, "alternatives": tuple(alternatives),
     }), None

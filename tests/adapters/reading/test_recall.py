@@ -342,3 +342,33 @@ def test_when_questions_on_long_conversations_get_the_reported_date_with_alterna
         assert doc["answer"].startswith(gold), (q.question, doc["answer"], doc["reasoning"])
         assert doc["alternatives"] and all({"answer", "resolved_date", "confidence", "source_memory_ids"}
                                            <= set(a) for a in doc["alternatives"])
+
+
+def test_with_an_llm_it_chooses_among_the_candidates_and_the_offline_choice_stays_an_alternative(repo: Repo) -> None:
+    repo.capture("progress", "Ana: I'm planning to go to the science museum next week.",
+                 when=datetime(2023, 5, 1, 15, 0, tzinfo=timezone.utc))
+    repo.capture("progress", "Ana: I went to the science museum yesterday!",
+                 when=datetime(2023, 5, 9, 15, 0, tzinfo=timezone.utc))
+    repo.capture("progress", "Ana: Remember the science museum? Yesterday the kids asked about it again.",
+                 when=datetime(2023, 6, 20, 15, 0, tzinfo=timezone.utc))
+    consolidate(repo)
+    shown: list[str] = []
+
+    def answer(request: dict[str, Any]) -> str:
+        user = request["messages"][-1]["content"]
+        shown.append(user)
+        blocks = re.findall(r'<memory label="(E\d+)"[^>]*>\n(.*?)\n<resolved>\n(.*?)\n</resolved>', user, re.S)
+        mention = next(label for label, text, _ in blocks if "Remember" in text)  # a wrong choice, on purpose
+        return json.dumps({"answer": "On 2023-06-19.", "confidence": 0.4, "reasoning": "It says yesterday.",
+                           "cited": [mention]})
+
+    with FakeOpenAI(responder=answer) as server:
+        env = {**UTC, "MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai", "MEMORY_CONSOLIDATION_LLM_BASE_URL":
+               server.base_url, "OPENAI_API_KEY": "sk-test-0000000000000000000000"}
+        result = recall(repo, "When did Ana go to the science museum?", env=env)
+    prompt = shown[0]
+    assert prompt.count("<memory ") == 3 and "planning" in prompt  # every candidate, the plan too
+    assert '"next week" -&gt; 2023-05-08 .. 2023-05-14' in prompt and '"yesterday" -&gt; 2023-05-08' in prompt
+    assert result["provider"] == "openai" and result["answer"] == "On 2023-06-19."
+    offline = result["alternatives"][0]  # what the offline composer chose: the report
+    assert offline["resolved_date"] == "2023-05-08" and offline["source_memory_ids"] != result["source_memory_ids"]
