@@ -33,14 +33,14 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
     (read from their notes; the index's excerpt when a note is gone). A summary stands for its members:
     the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance."""
     refs = store.git.memory_refs()
-    by_id = {e.id: e for e in index.entries if e.kind is EntryKind.MEMORY}
     found: list[Evidence] = []
     seen: set[str] = set()
     for hit in hits:
         members = [hit.entry]
         if hit.entry.kind is EntryKind.SUMMARY:
             title = (hit.entry.title or hit.entry.summary).casefold()
-            members = sorted((by_id[s] for s in hit.entry.sources if s in by_id),
+            rows = [row for s in hit.entry.sources if (row := index.entries.row_of(s)) is not None]
+            members = sorted((e for e in (index.entries[row] for row in rows) if e.kind is EntryKind.MEMORY),
                              key=lambda e: (e.title or e.summary).casefold() != title)[:SUMMARY_MEMBERS]
         for e in members:
             if e.id in seen or e.namespace not in refs:

@@ -5,9 +5,11 @@ Both live under `<git common dir>/memactors/` and are replaced atomically
 never half of one. They are local caches: deleting them loses nothing the
 next run cannot rebuild.
 
-- `recall-index.npz`: `entries` (the read model's entries as JSON bytes),
-  `vectors` (float16, one row per entry, empty without embeddings) and
-  `header` (JSON: version, run, time, embedding model, memory ref tips).
+- `recall-index.npz`: the read model's entries as a table (their JSON,
+  parsed only when read, and the columns recall ranks on; see
+  adapters/reading/entry_table.py), `vectors` (float16, one row per entry,
+  empty without embeddings) and `header` (JSON: version, format, run, time,
+  embedding model, memory ref tips).
 - `recall-lexical.sqlite`: the entries' FTS5 index for BM25 (title, embedded
   text, tags; see adapters/reading/lexical_index.py), rowid = entry position.
 - `context.json`: the candidates the SessionStart hook chooses from —
@@ -33,6 +35,7 @@ from numpy.typing import NDArray
 from pydantic import TypeAdapter
 
 from memactors.actors.ports import Embedder
+from memactors.adapters.reading.entry_table import EntryColumns, EntryTable, load_table, table_arrays
 from memactors.adapters.reading.lexical_index import LEXICAL_FILE, write_index
 from memactors.events.read_model import READ_MODEL_VERSION, EntryKind, IndexedEntry, ReadModel
 from memactors.events.tier import Tier
@@ -49,6 +52,8 @@ MAX_CONTEXT_MEMORIES = 250
 MIN_CONTEXT_QUALITY = 0.2
 
 _ENTRIES = TypeAdapter(list[IndexedEntry])
+#: The layout of recall-index.npz (2: entries as a table with ranking columns).
+INDEX_FORMAT = 2
 
 
 class ReadModelMissing(Exception):
@@ -59,12 +64,13 @@ class ReadModelMissing(Exception):
 class RecallIndex:
     """The stored read model: entries, their unit vectors (rows aligned; None without), and where it came from."""
 
-    entries: list[IndexedEntry]
+    entries: EntryTable
     vectors: NDArray[np.float32] | None
     model_id: str | None
     run_id: str
     generated_at: str
     memory_tips: dict[str, str]
+    columns: EntryColumns
     lexical: Path | None = None  # the FTS5 index of the same entries, when there is one
 
 
@@ -93,12 +99,14 @@ class ReadCache:
         if self._embedder is not None and model.embedding_texts:
             vectors = self._embedder.embed(list(model.embedding_texts)).astype(np.float16)
             model_id = self._embedder.model_id
-        header = {"version": READ_MODEL_VERSION, "run_id": model.run_id, "generated_at": model.generated_at.isoformat(),
+        header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": model.run_id,
+                  "generated_at": model.generated_at.isoformat(),
                   "model_id": model_id, "memory_tips": model.memory_tips}
         self.directory.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
 
         def recall_index(handle) -> None:
-            np.savez(handle, header=_bytes(json.dumps(header).encode()), entries=_bytes(entries), vectors=vectors)
+            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors,
+                     **table_arrays(model.entries))
 
         try:  # before the recall index: a reader pairs the two by run id, so a crash between leaves no mismatch
             write_index(self.directory / LEXICAL_FILE, (
@@ -119,9 +127,10 @@ class ReadCache:
         try:
             with np.load(self.directory / RECALL_FILE, allow_pickle=False) as data:
                 header = json.loads(data["header"].tobytes())
-                if header.get("version") != READ_MODEL_VERSION:
-                    raise ReadModelMissing(f"the recall index is version {header.get('version')!r}")
-                entries = _ENTRIES.validate_json(data["entries"].tobytes())
+                if header.get("version") != READ_MODEL_VERSION or header.get("format") != INDEX_FORMAT:
+                    raise ReadModelMissing(f"the recall index is version {header.get('version')!r}, format "
+                                           f"{header.get('format')!r}")
+                entries, columns = load_table(data)
                 vectors = data["vectors"]
         except FileNotFoundError:
             raise ReadModelMissing("no recall index yet") from None
@@ -131,7 +140,7 @@ class ReadCache:
         return RecallIndex(entries=entries, vectors=vectors.astype(np.float32) if usable else None,
                            model_id=header.get("model_id") if usable else None, run_id=header.get("run_id", ""),
                            generated_at=header.get("generated_at", ""), memory_tips=header.get("memory_tips", {}),
-                           lexical=lexical if (lexical := self.directory / LEXICAL_FILE).exists() else None)
+                           columns=columns, lexical=lexical if (lexical := self.directory / LEXICAL_FILE).exists() else None)
 
 
 def context_document(model: ReadModel) -> dict[str, Any]:

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
+from memactors.adapters.reading.entry_table import tier_codes
 from memactors.adapters.reading.lexical_index import lookup
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.read_model import EntryKind, IndexedEntry
@@ -104,13 +106,12 @@ class _Scored:
     floor: float
 
 
-def _score(index: RecallIndex, query: str, rows: list[int], embedder: Embedder | None) -> _Scored:
-    entries = [index.entries[i] for i in rows]
+def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None) -> _Scored:
     found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
-        share = _lexical(frozenset(terms(query)), entries)
+        share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
     else:
-        share = np.asarray([found.share.get(i, 0.0) for i in rows], dtype=np.float32)
+        share = np.asarray([found.share.get(int(i), 0.0) for i in rows], dtype=np.float32)
     if semantic(index, embedder):
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
@@ -119,17 +120,17 @@ def _score(index: RecallIndex, query: str, rows: list[int], embedder: Embedder |
         relevance, floor = share, 1e-9
     ranking = relevance.copy()
     if found is not None and found.bm25:
-        position = {row: j for j, row in enumerate(rows)}
+        position = {int(row): j for j, row in enumerate(rows)}
         best = found.bm25[0][1]
         for row, value in found.bm25:
             if row in position and best > 0:
                 ranking[position[row]] += LEXICAL_WEIGHT * value / best
-    retention = np.asarray([e.score for e in entries], dtype=np.float32)
+    columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
-    quality = np.asarray([e.quality for e in entries], dtype=np.float32)
-    standing = np.asarray([SUPERSEDED_FACTOR if e.superseded_by else 1.0 for e in entries], dtype=np.float32)
-    score = ranking * (0.8 + 0.2 * retention) * (1 - QUALITY_WEIGHT * (1 - quality)) * standing
-    return _Scored(rows, relevance, score, floor)
+    standing = np.where(columns.superseded[rows], SUPERSEDED_FACTOR, 1.0)
+    score = (ranking * (0.8 + 0.2 * columns.score[rows]) * (1 - QUALITY_WEIGHT * (1 - columns.quality[rows]))
+             * standing)
+    return _Scored([int(i) for i in rows], relevance, score, floor)
 
 
 def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: int = 10,
@@ -139,22 +140,26 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
     A `mode` searches exactly its tiers. With none, hot and warm come first;
     when fewer than `limit` of them reach RELEVANCE_BAR, the list is filled
     with the best remaining results of any tier, colder ones marked `widened`.
+    Ranking reads the index's columns; only the entries listed are parsed.
     """
-    allowed = MODES[mode] if mode else frozenset(Tier)
-    rows = [i for i, e in enumerate(index.entries)
-            if e.tier in allowed and (not namespaces or e.namespace in namespaces)]
-    if not rows:
+    columns = index.columns
+    keep = np.isin(columns.tier, tier_codes(MODES[mode] if mode else frozenset(Tier)))
+    if namespaces:
+        keep &= np.isin(columns.namespace, [i for i, ns in enumerate(columns.namespaces) if ns in namespaces])
+    rows = np.flatnonzero(keep)
+    if not len(rows):
         return []
     scored = _score(index, query, rows, embedder)
-    heads = {e.key: e for e in index.entries if e.kind is EntryKind.MEMORY and e.copy_of is None}
+    first_codes = tier_codes(FIRST_TIERS)
 
-    def shown_as(j: int) -> IndexedEntry:
-        entry = index.entries[rows[j]]
-        return heads.get(entry.copy_of or entry.key, entry)
+    def shown_as(j: int) -> int:
+        """The row a candidate is listed as: its capture's most complete copy."""
+        return int(columns.head[scored.rows[j]])
 
     order = [int(j) for j in np.argsort(-scored.score, kind="stable") if scored.relevance[j] >= scored.floor]
     if mode is None:
-        first = [j for j in order if shown_as(j).tier in FIRST_TIERS and scored.relevance[j] >= RELEVANCE_BAR]
+        first = [j for j in order
+                 if columns.tier[shown_as(j)] in first_codes and scored.relevance[j] >= RELEVANCE_BAR]
         taken = set(first)
         order = first + [j for j in order if j not in taken]
     hits: list[RecallHit] = []
@@ -162,7 +167,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
     for j in order:
         if len(hits) == limit:
             break
-        head = shown_as(j)
+        head = index.entries[shown_as(j)]
         hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
                         mode is None and head.tier not in FIRST_TIERS)
         # a copy of a capture already listed, or the same statement captured another way (same title)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -61,3 +63,15 @@ def test_hostile_queries_are_words_not_fts_syntax(tmp_path: Path) -> None:
     write_index(path, ROWS, "run-1")
     for question in ['"unbalanced', "NEAR(a b)", "title:sqlite OR *", "^start AND -x", "x" * 2000, "()"]:
         assert lookup(path, question, 10, "run-1") is not None
+
+
+def test_the_index_is_read_with_the_standard_library_only(tmp_path: Path) -> None:
+    path = tmp_path / LEXICAL_FILE
+    write_index(path, ROWS, "run-1")
+    code = ("import sys; from memactors.adapters.reading.lexical_index import lookup; "
+            "found = lookup(__import__('pathlib').Path(sys.argv[1]), 'idempotent retries', 5, 'run-1'); "
+            "print(found.bm25[0][0]); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'trio', 'pydantic', 'pygit2', 'numpy', "
+            "'openai', 'yaml', 'onnxruntime', 'tenacity', 'tokenizers'}))")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "[]"]
