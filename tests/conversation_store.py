@@ -28,6 +28,7 @@ import pygit2
 
 from memactors.adapters.git.note_format import append_entry, serialize_entry
 from memactors.adapters.git.store import GitStore
+from tests.realistic_store import new_repository
 
 PAIRS = (("Ana", "Ben"), ("Chloe", "Dev"), ("Elif", "Farid"), ("Greta", "Hugo"))
 SESSIONS = 15
@@ -193,11 +194,7 @@ class ConversationStore:
 def build_conversation_store(path: Path, *, seed: int = 15) -> ConversationStore:
     """Write the dialogues into a new repository at `path` (namespace `progress`, one note per session)."""
     rng = random.Random(seed)
-    repo = pygit2.init_repository(str(path), initial_head="main")
-    sig = pygit2.Signature("Dev", "dev@example.com")
-    builder = repo.TreeBuilder()
-    builder.insert("README.md", repo.create_blob(b"conversations\n"), pygit2.GIT_FILEMODE_BLOB)
-    tree = builder.write()
+    repo, sig, tree = new_repository(path, b"conversations\n")
     notes: dict[str, bytes] = {}
     parent: list[pygit2.Oid] = []
     latest = datetime(2000, 1, 1, tzinfo=timezone.utc)

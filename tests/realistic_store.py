@@ -189,17 +189,21 @@ def _signals(paragraphs: list[_Paragraph]) -> list[tuple[float, int, str, str, s
     return found
 
 
+def new_repository(path: Path, readme: bytes) -> tuple[pygit2.Repository, pygit2.Signature, pygit2.Oid]:
+    """A new repository at `path` on branch main, the signature its commits use, and a tree holding a README."""
+    repo = pygit2.init_repository(str(path), initial_head="main")
+    builder = repo.TreeBuilder()
+    builder.insert("README.md", repo.create_blob(readme), pygit2.GIT_FILEMODE_BLOB)
+    return repo, pygit2.Signature("Dev", "dev@example.com"), builder.write()
+
+
 def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, scale: int = 1) -> RealisticStore:
     """Write the store into a new repository at `path`; `scale` multiplies the sessions (and entries)."""
     rng = random.Random(seed)
     start = DORMANT_START if dormant else ACTIVE_NOW - timedelta(days=64)
     day_length = timedelta(days=1) if dormant else timedelta(days=8)
     store = RealisticStore(path=path, now=DORMANT_NOW if dormant else ACTIVE_NOW)
-    repo = pygit2.init_repository(str(path), initial_head="main")
-    sig = pygit2.Signature("Dev", "dev@example.com")
-    builder = repo.TreeBuilder()
-    builder.insert("README.md", repo.create_blob(b"memplugin\n"), pygit2.GIT_FILEMODE_BLOB)
-    tree = builder.write()
+    repo, sig, tree = new_repository(path, b"memplugin\n")
     notes: dict[str, dict[str, bytes]] = defaultdict(dict)
     parent: list[pygit2.Oid] = []
     commits: list[str] = []
@@ -281,4 +285,5 @@ def current_facts(namespaces: tuple[str, ...] = ("decisions", "learnings")) -> s
     return {f.id for f in FACTS if f.namespace in namespaces and f.id not in replaced}
 
 
-__all__ = ["BY_ID", "FACTS", "RealisticStore", "Truth", "build_realistic_store", "current_facts", "fact_of"]
+__all__ = ["BY_ID", "FACTS", "RealisticStore", "Truth", "build_realistic_store", "current_facts", "fact_of",
+           "new_repository"]

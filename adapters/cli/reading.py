@@ -109,19 +109,13 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     if current != index.memory_tips:
         notes.append("memories changed since the last consolidation are not searchable yet: "
                      "run `memactors consolidate`")
-    if not args.no_track:
-        from memactors.adapters.claude.activation_log import ActivationLog
-        from memactors.adapters.runtime.clock import SystemClock
-
-        try:
-            ActivationLog(store.git.common_dir).record(
-                (h.entry.key for h in hits if h.entry.kind.value == "memory"), SystemClock().now())
-        except OSError as exc:
-            notes.append(f"uses not recorded ({exc})")
+    if reason:
+        for note in notes:
+            print(f"memactors recall: {note}", file=sys.stderr)
+        return _reason(args, query, store, settings, hits, index)
+    _track(args, store, (h.entry.key for h in hits if h.entry.kind.value == "memory"), notes)
     for note in notes:
         print(f"memactors recall: {note}", file=sys.stderr)
-    if reason:
-        return _reason(args, query, store, settings, hits, index)
     searched = f"{mode}: {', '.join(_mode_tiers(mode))}" if mode else "hot and warm first"
     lines = [f"{len(hits)} results for {query!r} ({searched})"]
     widened = sum(h.widened for h in hits)
@@ -144,6 +138,19 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         lines.append("  nothing relevant" + ("; try --mode exhaustive" if mode and mode != "exhaustive" else ""))
     emit(args, [h.as_json() for h in hits], "\n".join(lines))
     return EXIT_OK
+
+
+def _track(args: argparse.Namespace, store, keys, notes: list[str]) -> None:
+    """Record `keys` as used now (unless --no-track); a failure is a note, never an error."""
+    if args.no_track:
+        return
+    from memactors.adapters.claude.activation_log import ActivationLog
+    from memactors.adapters.runtime.clock import SystemClock
+
+    try:
+        ActivationLog(store.git.common_dir).record(keys, SystemClock().now())
+    except OSError as exc:
+        notes.append(f"uses not recorded ({exc})")
 
 
 def _mode_tiers(mode: str) -> list[str]:
@@ -199,6 +206,13 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits, index) 
         answer, why = trio.run(with_llm)
         if why:
             print(f"memactors recall: the LLM could not answer ({why}); the offline answer stands", file=sys.stderr)
+    # what the answer rests on and offers instead is what was used, not every candidate weighed
+    shown = [*answer.source_memory_ids, *(m for a in answer.alternatives for m in a.source_memory_ids)]
+    notes: list[str] = []
+    _track(args, store, (index.entries[row].key for m in dict.fromkeys(shown)
+                         if (row := index.entries.row_of(m)) is not None), notes)
+    for note in notes:
+        print(f"memactors recall: {note}", file=sys.stderr)
     doc = answer.model_dump(mode="json")
     lines = [answer.answer, f"  confidence {answer.confidence:.2f} ({answer.provider})", f"  {answer.reasoning}"]
     for r in answer.temporal_resolutions[:5]:

@@ -1,19 +1,21 @@
 """`memactors recall`: tier-aware hybrid search over the read model the last run stored.
 
-Two rankings are fused by reciprocal rank (1/(60 + rank) from each): the
-dense one, by relevance — the cosine of the query to each entry (when the
-index has vectors from the same embedding model) blended with the share of
-the query's terms the entry holds — and BM25 over the entries' FTS5 index
-(title, text, tags; adapters/reading/lexical_index.py). The ranking score is
-`fused · (0.8 + 0.2 · retention)`, so among equally ranked entries the ones
-worth keeping (quality included) come first. Without a lexical index the
-score is `relevance · (0.8 + 0.2 · retention)`.
-Summaries rank alongside memories. The tier filter is the mode's. Copies of
-one capture (identical, or cut differently) are one result: the group's most
-complete copy, ranked by its best-matching copy, with the copies' date range;
-memories with the same title (one statement captured two ways) are one result.
+An entry's relevance (absolute, 0..1) blends the cosine of the query to it
+(when the index has vectors from the same embedding model) with the
+IDF-weighted share of the query's words it holds (the FTS5 index of
+adapters/reading/lexical_index.py; without one, plain word overlap). Its
+ranking score adds BM25 (title, text, tags weighted; scaled to the best
+match) and multiplies by retention, quality and standing:
+`(relevance + 0.3 · bm25/best) · (0.8 + 0.2 · retention) · (1 − 0.4 · (1 − quality))
+· (0.85 if replaced)`, so a fragment or a replaced statement comes after a
+memory that answers as well. Relevance alone decides what is noise
+(MIN_RELEVANCE) and what answers well enough not to widen (RELEVANCE_BAR).
+Summaries rank alongside memories. Copies of one capture (identical, or cut
+differently) are one result: the group's most complete copy, ranked by its
+best-matching copy, with the copies' date range; memories with the same title
+(one statement captured two ways) are one result, and a summary led by a
+statement already listed takes its line.
 """
-
 from __future__ import annotations
 
 from collections.abc import Sequence

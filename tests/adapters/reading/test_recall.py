@@ -372,3 +372,19 @@ def test_with_an_llm_it_chooses_among_the_candidates_and_the_offline_choice_stay
     assert result["provider"] == "openai" and result["answer"] == "On 2023-06-19."
     offline = result["alternatives"][0]  # what the offline composer chose: the report
     assert offline["resolved_date"] == "2023-05-08" and offline["source_memory_ids"] != result["source_memory_ids"]
+
+
+def test_a_date_answer_counts_as_uses_only_the_memories_it_rests_on_and_offers(repo: Repo) -> None:
+    repo.capture("progress", "Went to the support group", "I went to the support group yesterday.",
+                 when=datetime(2023, 5, 8, 15, 0, tzinfo=timezone.utc))
+    repo.capture("progress", "Support group again", "The support group on Sunday was good, I went again.",
+                 when=datetime(2023, 5, 10, 15, 0, tzinfo=timezone.utc))  # the same date: weighed, not offered
+    for i, text in enumerate(["Use SQLite for storage", "Retries must be idempotent", "Release on Tuesdays",
+                              "Lint with ruff", "The support group meets at the library"]):
+        repo.capture("decisions", text, when=datetime(2023, 5, 1 + i, 15, 0, tzinfo=timezone.utc))
+    consolidate(repo)
+    doc = recall(repo, "When did I go to the support group?", env=UTC)
+    offered = {*doc["source_memory_ids"], *(m for a in doc["alternatives"] for m in a["source_memory_ids"])}
+    memories = MemoryStore(GitStore(repo.path)).scan(None).memories
+    used = set(ActivationLog(repo.path / ".git").read())
+    assert used == {m.key for m in memories if m.id in offered} and len(used) < len(memories)
