@@ -48,6 +48,8 @@ MIN_RELEVANCE = 0.3
 #: A first-tier result at or above this relevance answers the question well enough that colder tiers
 #: are not searched; chosen from bench/labels/recall_questions.json (README, "Recall").
 RELEVANCE_BAR = 0.45
+#: Below this quality a cold or archived memory is raw material: widening does not list it.
+WIDEN_MIN_QUALITY = 0.2
 #: Weight of BM25 (scaled to the best match's) beside the dense relevance in the ranking.
 LEXICAL_WEIGHT = 0.3
 #: BM25 candidates read from the lexical index.
@@ -163,7 +165,9 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         first = [j for j in order
                  if columns.tier[shown_as(j)] in first_codes and scored.relevance[j] >= RELEVANCE_BAR]
         taken = set(first)
-        order = first + [j for j in order if j not in taken]
+        # filling from colder tiers takes memories worth reading, not transcript windows (--mode exhaustive does)
+        order = first + [j for j in order if j not in taken and (columns.tier[shown_as(j)] in first_codes
+                                                              or columns.quality[shown_as(j)] >= WIDEN_MIN_QUALITY)]
     hits: list[RecallHit] = []
     listed: dict[str, int] = {}  # memory key or title -> position in hits
     for j in order:

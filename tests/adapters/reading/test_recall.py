@@ -388,3 +388,19 @@ def test_a_date_answer_counts_as_uses_only_the_memories_it_rests_on_and_offers(r
     memories = MemoryStore(GitStore(repo.path)).scan(None).memories
     used = set(ActivationLog(repo.path / ".git").read())
     assert used == {m.key for m in memories if m.id in offered} and len(used) < len(memories)
+
+
+def test_widening_lists_memories_worth_reading_never_transcript_windows(dormant_store) -> None:
+    from memactors.adapters.models.embeddings import embedder_from_env
+    from memactors.adapters.reading.read_cache import ReadCache
+    from memactors.adapters.reading.recall import WIDEN_MIN_QUALITY, search
+
+    index = ReadCache(dormant_store.store.path / ".git").load()
+    embedder = embedder_from_env()
+    questions = ["what happens if a hook crashes?", "where does the time go when the session starts?",
+                 "how is the Claude Code transcript file structured?", "why were our metrics duplicated?"]
+    widened = [h for q in questions for h in search(index, q, limit=10, embedder=embedder) if h.widened]
+    windows = [h for q in questions for h in search(index, q, mode="exhaustive", limit=10, embedder=embedder)
+               if h.entry.tier.value in ("cold", "archived") and h.entry.quality < WIDEN_MIN_QUALITY]
+    assert widened and windows  # colder tiers were searched, and they hold windows that would rank
+    assert all(h.entry.quality >= WIDEN_MIN_QUALITY for h in widened)
