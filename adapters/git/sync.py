@@ -27,7 +27,7 @@ from memactors.adapters.git.memory_store import (
     MemoryStore,
 )
 from memactors.adapters.git.repo_lock import RepoLock
-from memactors.adapters.git.store import GitStore, RefsMoved, StoreError
+from memactors.adapters.git.store import GitStore, RefLocked, RefsMoved, StoreError
 from memactors.adapters.git.sync_plan import RefOutcome, RefSync, SyncError, _Plan, _plan_all, _Remote
 
 #: Fetch-merge-push rounds before giving up on a remote that keeps moving.
@@ -151,6 +151,8 @@ def _apply(git: GitStore, plans: list[_Plan]) -> None:
             git.move_refs(updates, expected, "memactors: sync")
         except pygit2.GitError as exc:  # a ref locked by another git process: nothing moved
             raise SyncError(f"cannot update local refs ({str(exc).rstrip(': ')}); {_STALE_LOCK_ADVICE}") from None
+        except RefLocked as exc:  # held past the wait: the lock's path and what to do, as a sync error
+            raise SyncError(f"cannot update local refs: {exc}") from None
         if any(ref in updates for ref in STATE_REFS):
             git.ensure_rewrite_refs(list(STATE_REFS))
 

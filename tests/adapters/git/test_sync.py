@@ -518,7 +518,8 @@ def test_a_sync_killed_midway_leaves_every_local_ref_at_its_old_or_its_merged_co
     assert interrupted >= 2  # kills landed mid-sync, not after it
     stale = [*(clones.a.path / ".git" / "refs").rglob("*.lock"), *(clones.a.path / ".git").glob("*.lock")]
     if stale:  # killed inside the ref transaction: as with git itself, its lock files stay behind
-        with pytest.raises(SyncError, match=r"\.lock.*remove it and retry; nothing changed locally"):
+        with pytest.raises(SyncError, match=r"\.lock.*(remove it and retry; nothing changed locally|nothing was "
+                                            r"written: retry, or delete that lock file)"):
             sync(clones.a.path)
         for lock in stale:
             lock.unlink()
@@ -538,6 +539,22 @@ def test_a_lock_file_left_by_a_killed_fetch_is_named_with_what_to_do(clones: Clo
         sync(clones.a.path)
     assert clones.a.refs("refs/notes/") == before
     (tracking / "decisions.lock").unlink()
+    assert sync(clones.a.path).entries_lost == 0
+
+
+def test_a_lock_file_left_on_a_local_ref_is_named_with_what_to_do(clones: Clones) -> None:
+    clones.capture("b", "decisions", "Use SQLite for storage")
+    sync(clones.b.path)
+    sync(clones.a.path)
+    clones.capture("b", "decisions", "Switch to PostgreSQL", when=NOW + timedelta(days=1))
+    sync(clones.b.path)
+    before = clones.a.refs("refs/notes/")
+    lock = clones.a.path / ".git" / "refs" / "notes" / "mem" / "decisions.lock"
+    lock.write_text("")
+    with pytest.raises(SyncError, match=r"decisions\.lock.*nothing was written: retry, or delete that lock file"):
+        sync(GitStore(clones.a.path, lock_wait_seconds=0.2))
+    assert clones.a.refs("refs/notes/") == before
+    lock.unlink()
     assert sync(clones.a.path).entries_lost == 0
 
 
