@@ -32,7 +32,6 @@ from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import TypeAdapter
 
 from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import EntryColumns, EntryTable, load_table, table_arrays
@@ -51,7 +50,6 @@ MAX_CONTEXT_MEMORIES = 250
 #: Below this quality a memory is raw material, never context (the hook's own threshold is higher).
 MIN_CONTEXT_QUALITY = 0.2
 
-_ENTRIES = TypeAdapter(list[IndexedEntry])
 #: The layout of recall-index.npz (2: entries as a table with ranking columns).
 INDEX_FORMAT = 2
 
@@ -87,10 +85,11 @@ class ReadCache:
     def write(self, model: ReadModel) -> None:
         """Store `model`; skipped when this instance already wrote the same entries and files are there
         (a daemon's runs that change nothing then cost no embedding lookups and no 15 MB rewrite)."""
-        entries = _ENTRIES.dump_json(list(model.entries))
+        table = table_arrays(model.entries)  # each entry serialised once: stored, and digested here
         # memory keys hash their content; a summary's text can change under the same id, so it counts too
         summary_texts = [t for e, t in zip(model.entries, model.embedding_texts) if e.kind is EntryKind.SUMMARY]
-        digest = hashlib.sha256(entries + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
+        digest = hashlib.sha256(table["entry_blob"].tobytes()
+                                + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
         if digest == self._written and all((self.directory / name).exists()
                                            for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE)):
             return
@@ -105,8 +104,7 @@ class ReadCache:
         self.directory.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
 
         def recall_index(handle) -> None:
-            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors,
-                     **table_arrays(model.entries))
+            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
 
         try:  # before the recall index: a reader pairs the two by run id, so a crash between leaves no mismatch
             write_index(self.directory / LEXICAL_FILE, (
