@@ -128,12 +128,17 @@ class Embedder(Protocol):
 
 class InvalidAnswer(Exception):
     """The model answered, but not with JSON matching the schema. `raw` is what it said;
-    `requests` how many requests this question sent (failed attempts before the answer included)."""
+    `requests` how many requests this question sent (failed attempts before the answer included);
+    tokens and cost what the unusable answer still cost, where the provider reports it."""
 
-    def __init__(self, message: str, raw: str = "", *, requests: int = 1) -> None:
+    def __init__(self, message: str, raw: str = "", *, requests: int = 1, tokens_in: int = 0,
+                 tokens_out: int = 0, cost_usd: float = 0.0) -> None:
         super().__init__(message)
         self.raw = raw
         self.requests = requests
+        self.tokens_in = tokens_in
+        self.tokens_out = tokens_out
+        self.cost_usd = cost_usd
 
 
 class LLMUnavailable(Exception):

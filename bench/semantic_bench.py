@@ -35,7 +35,8 @@ from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.note_format import append_entry, serialize_entry  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
-from memactors.adapters.models.llm import LLMChain, OpenAICompatibleLLM  # noqa: E402
+from memactors.adapters.models.llm_chain import LLMChain
+from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM  # noqa: E402
 from memactors.adapters.models.llm_config import ProviderConfig  # noqa: E402
 from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402

@@ -42,7 +42,8 @@ async def ask(
         try:
             done = await llm.complete(system, prompt, schema, deadline=deadline)
         except InvalidAnswer as exc:
-            usage += TokenUsage(llm_calls=exc.requests, llm_failed=exc.requests - 1)
+            usage += TokenUsage(llm_calls=exc.requests, llm_failed=exc.requests - 1, tokens_in=exc.tokens_in,
+                                tokens_out=exc.tokens_out, cost_usd=exc.cost_usd)
             error = str(exc)
             prompt = retry_prompt(user, error)
             continue

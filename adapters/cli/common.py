@@ -59,12 +59,12 @@ def open_store(repo: Path, settings):
     return MemoryStore(GitStore(repo, notes_base=settings.notes_base, lock_wait_seconds=settings.lock_wait_seconds))
 
 
-def run_services(store, settings, clock, max_llm_calls: int | None = None):
-    """The adapters a run needs; a misconfigured LLM provider is a UsageError."""
+def run_services(store, settings, clock, max_llm_calls: int | None = None, max_cost_usd: float | None = None):
+    """The adapters a run needs; an unknown LLM provider or time zone is a UsageError."""
     from memactors.adapters.runtime.pipeline import build_services
 
     try:
-        return build_services(store, settings, clock, max_llm_calls=max_llm_calls)
+        return build_services(store, settings, clock, max_llm_calls=max_llm_calls, max_cost_usd=max_cost_usd)
     except ValueError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
 

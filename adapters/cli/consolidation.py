@@ -38,7 +38,12 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
     p.add_argument("--full", action="store_true",
                    help="re-process everything: re-read every note, re-summarize and re-judge every cluster")
     p.add_argument("--max-llm-calls", type=int, metavar="N",
-                   help="cap this run's LLM calls; clusters beyond the cap are handled offline")
+                   help="cap this run's LLM requests (failed ones count); clusters beyond the cap are handled "
+                   "offline")
+    p.add_argument("--max-cost-usd", type=float, metavar="USD",
+                   help="cap this run's LLM spend in US dollars (default MEMACTORS_MAX_COST_USD); clusters "
+                   "beyond the cap are handled offline. MEMACTORS_MAX_COST_USD_PER_DAY caps each day's runs "
+                   "together, the daemon's included")
 
     p = commands.add_parser("run", parents=[common], help="the background daemon: consolidate as memories arrive",
                             description="Keep the actors alive and run incremental consolidation when memories "
@@ -72,6 +77,8 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
 
     if args.max_llm_calls is not None and args.max_llm_calls < 0:
         raise UsageError("--max-llm-calls must be 0 or more")
+    if args.max_cost_usd is not None and not args.max_cost_usd >= 0:
+        raise UsageError("--max-cost-usd must be 0 or more (US dollars)")
     if sys.stderr.isatty():  # progress for people watching; scripts get the report only
         logging.getLogger("memactors.progress").setLevel(logging.INFO)
     settings = load_settings()
@@ -86,7 +93,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
         queued, corrupt = inbox.pending() if not args.dry_run else ([], [])  # hooks' events: a run consumes them
         for path in corrupt:
             logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
-        services = run_services(store, settings, SystemClock(), args.max_llm_calls)
+        services = run_services(store, settings, SystemClock(), args.max_llm_calls, args.max_cost_usd)
         report = trio.run(lambda: consolidate(services, options, handle_signals=True))
         if report.phase == "completed":
             inbox.ack(queued)
@@ -150,16 +157,16 @@ def _render_report(report, where: str) -> str:
         lines.append(f"  llm         {usage.llm_calls} requests{failed}, {usage.tokens_in} tokens in, "
                      f"{usage.tokens_out} out"
                      f"{cost}; summaries and verdicts by {by}")
-        if report.providers and set(report.providers) == {"offline"}:
+        if report.providers and set(report.providers) == {"offline"} and not report.fallbacks:
             lines.append("              offline summaries and judge: set MEMORY_CONSOLIDATION_LLM_PROVIDER="
-                         "openai|lmstudio|ollama for LLM ones")
+                         "anthropic|claude-code|openai|lmstudio|ollama for LLM ones (`memactors llm check`)")
     if report.phase == "dry_run":
         lines.append("  dry run: nothing written")
     elif report.persisted:
         lines.append(f"  persisted   {', '.join(report.refs_updated)}")
     else:
         lines.append("  nothing changed: no ref written")
-    for error in report.errors:
+    for error in _grouped(report.errors):
         lines.append(f"  error       {error}")
     if report.inbox_events:
         lines.append(f"  drained     {report.inbox_events} hook events from the inbox")
@@ -167,6 +174,21 @@ def _render_report(report, where: str) -> str:
     if report.memories_processed == 0 and not skipped:
         lines.append("  no memories found under refs/notes/mem/*: capture one with `memactors capture`")
     return "\n".join(lines)
+
+
+def _grouped(errors: list[str]) -> list[str]:
+    """Errors for people: fallbacks that share a reason become one line (the JSON report keeps each)."""
+    lines: list[str] = []
+    by_reason: dict[str, int] = {}
+    for error in errors:
+        head, sep, reason = error.partition("): ")
+        if sep and head.startswith(("summaries of ", "judge batch ")):
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+        else:
+            lines.append(error)
+    for reason, times in by_reason.items():
+        lines.append(f"{reason} ({times} request{'s' if times > 1 else ''} handled offline)")
+    return lines
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 from memactors.adapters.cli.common import EXIT_BUSY, EXIT_OK, EXIT_USAGE, UsageError, parents
 
 #: The command group modules, in the order `--help` lists their commands.
-GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks")
+GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks", "llm")
 #: Commands that hooks run (nothing but the standard library on their path, never an error exit),
 #: and the one group each needs: a hook loads only that group's module.
 HOOK_COMMANDS = {"publish": "hooks", "context": "reading"}
@@ -47,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, handlers = build_parser((HOOK_COMMANDS[command],) if command in HOOK_COMMANDS else GROUPS)
     args = parser.parse_args(argv)
     if args.command in HOOK_COMMANDS:
+        from memactors.adapters.claude.hook_switch import hooks_off
+
+        if hooks_off():  # inside memactors' own LLM sub-session, or silenced by the user
+            return EXIT_OK
         return handlers[args.command](args)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

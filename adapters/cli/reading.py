@@ -161,15 +161,10 @@ def _mode_tiers(mode: str) -> list[str]:
 
 
 def _timezone(settings):
-    from datetime import datetime
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    if not settings.timezone:
-        return datetime.now().astimezone().tzinfo
     try:
-        return ZoneInfo(settings.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise UsageError(f"MEMACTORS_TIMEZONE={settings.timezone!r} is not a time zone (e.g. Europe/Berlin)") from None
+        return settings.zone()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _reason(args: argparse.Namespace, query: str, store, settings, hits, index) -> int:
@@ -191,7 +186,7 @@ def _reason(args: argparse.Namespace, query: str, store, settings, hits, index) 
     if configured and evidence:  # the LLM client is imported only when one is configured
         import trio
 
-        from memactors.adapters.models.llm import build_chain
+        from memactors.adapters.models.llm_chain import build_chain
         from memactors.adapters.reading.date_answer import reason_with_llm
 
         chain = build_chain(os.environ)

@@ -81,6 +81,11 @@ class CheckpointedLLM:
         except OSError:
             pass  # a checkpoint that cannot be written only costs a repeat on a crash
 
+    def begin_run(self) -> None:
+        begin = getattr(self.inner, "begin_run", None)
+        if callable(begin):
+            begin()
+
     def clear(self) -> None:
         self._answers = {}
         try:

@@ -20,7 +20,7 @@ from memactors.adapters.runtime.pipeline import Services, pipeline_children
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
 from memactors.bus.supervisor import ChildSpec, Supervisor, describe
-from memactors.events.pipeline import RunCompleted, RunFailed
+from memactors.events.pipeline import RunCompleted, RunFailed, RunRequested
 from memactors.events.trigger import Drained, DrainRequested, TriggerFired
 
 log = logging.getLogger("memactors.daemon")
@@ -126,6 +126,9 @@ class Daemon:
 
     async def _after_runs(self, outcomes: trio.MemoryReceiveChannel) -> None:
         async for event in outcomes:
+            if isinstance(event, RunRequested):
+                self.services.run_started()  # per-run LLM caps count from here
+                continue
             if isinstance(event, RunFailed):
                 await self._check_repository()  # a vanished repository fails runs first: stop, do not retry
                 continue
@@ -170,7 +173,7 @@ class Daemon:
     async def run(self, *, handle_signals: bool = False,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         drained = self.bus.subscribe("daemon", (Drained,))
-        outcomes = self.bus.subscribe("daemon-runs", (RunCompleted, RunFailed))
+        outcomes = self.bus.subscribe("daemon-runs", (RunRequested, RunCompleted, RunFailed))
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery

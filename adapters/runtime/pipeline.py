@@ -71,6 +71,12 @@ class Services:
     activations: ActivationLog | None = None
     traits: TraitsCache = field(default_factory=TraitsCache)
 
+    def run_started(self) -> None:
+        """A run starts: the LLM's per-run caps count afresh (a daemon's chain lives across runs)."""
+        begin = getattr(self.llm, "begin_run", None)
+        if callable(begin):
+            begin()
+
     async def run_completed(self, *, scoped: bool = False) -> None:
         """A run completed: keep its new vectors; answers checkpointed for it are no longer needed;
         the recall uses it folded can go (unless it covered only some namespaces)."""
@@ -95,10 +101,13 @@ class Services:
 
 
 def build_services(
-    store: MemoryStore, settings: Settings, clock: Clock, *, max_llm_calls: int | None = None
+    store: MemoryStore, settings: Settings, clock: Clock, *, max_llm_calls: int | None = None,
+    max_cost_usd: float | None = None,
 ) -> Services:
-    """The adapters the environment asks for: embeddings (cached under the common dir) and the LLM chain."""
-    from memactors.adapters.models.llm import build_chain
+    """The adapters the environment asks for: embeddings (cached under the common dir) and the LLM chain,
+    capped per run (`max_cost_usd`, else MEMACTORS_MAX_COST_USD) and per day (MEMACTORS_MAX_COST_USD_PER_DAY)."""
+    from memactors.adapters.models.llm_chain import build_chain
+    from memactors.adapters.models.spend_ledger import SPEND_FILE, SpendLedger
 
     embedder: Embedder | None = None
     if settings.embeddings != "none":
@@ -106,7 +115,12 @@ def build_services(
         from memactors.adapters.models.vector_cache import CachedEmbedder
 
         embedder = CachedEmbedder(embedder_from_env(), store.git.common_dir / "memactors" / "vectors")
-    chain = build_chain(os.environ, max_calls=max_llm_calls, timeout=settings.llm_timeout)
+    tz = settings.zone()
+    ledger = SpendLedger(store.git.common_dir / "memactors" / SPEND_FILE, lambda: clock.now().astimezone(tz).date())
+    chain = build_chain(os.environ, max_calls=max_llm_calls,
+                        max_cost_usd=settings.max_cost_usd if max_cost_usd is None else max_cost_usd,
+                        ledger=ledger, daily_limit=settings.max_cost_usd_per_day, timeout=settings.llm_timeout,
+                        cli_concurrency=settings.claude_concurrency)
     llm = None
     if chain is not None:
         from memactors.adapters.models.llm_checkpoint import CheckpointedLLM

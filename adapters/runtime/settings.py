@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone, tzinfo
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -43,10 +45,22 @@ class Settings(BaseSettings):
     lock_wait_seconds: float = Field(10.0, ge=0)
     llm_timeout: float = Field(60.0, gt=0)
     llm_deadline: float = Field(600.0, gt=0)
+    max_cost_usd: float | None = Field(None, ge=0)
+    max_cost_usd_per_day: float | None = Field(None, ge=0)
+    claude_concurrency: int = Field(1, ge=1, le=16)
     notes_base: str = Field(
         "refs/notes/mem",
         validation_alias=AliasChoices("MEMORY_PLUGIN_GIT_NAMESPACE", "MEMACTORS_NOTES_BASE"),
     )
+
+    def zone(self) -> tzinfo:
+        """The user's time zone: MEMACTORS_TIMEZONE, else the system's. ValueError names a bad one."""
+        if not self.timezone:
+            return datetime.now().astimezone().tzinfo or timezone.utc
+        try:
+            return ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"MEMACTORS_TIMEZONE={self.timezone!r} is not a time zone (e.g. Europe/Berlin)") from None
 
     def retention_policy(self) -> RetentionPolicy:
         return RetentionPolicy(

@@ -13,7 +13,8 @@ from pydantic import SecretStr
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.models.embeddings import LocalMiniLM
-from memactors.adapters.models.llm import LLMChain, OpenAICompatibleLLM
+from memactors.adapters.models.llm_chain import LLMChain
+from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from memactors.adapters.models.llm_config import ProviderConfig
 from memactors.adapters.models.vector_cache import CachedEmbedder
 from memactors.adapters.runtime.clock import FixedClock
