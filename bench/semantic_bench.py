@@ -42,7 +42,7 @@ from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
-from tests.actors.test_semantic_llm import PAIR, cooperative  # noqa: E402
+from tests.cooperative_model import PAIR, cooperative  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)

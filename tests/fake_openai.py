@@ -15,16 +15,23 @@ import time
 from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 Responder = Callable[[dict[str, Any]], str]
+
+
+#: How the server answers chat requests: "openai" honours response_format; "anthropic" behaves like
+#: Anthropic's OpenAI-compatible endpoint (response_format ignored: a forced function call gets the answer
+#: as its arguments, anything else gets prose); "anthropic-text" answers in text even when a call is forced.
+Mode = Literal["openai", "anthropic", "anthropic-text"]
 
 
 class FakeOpenAI:
     """`with FakeOpenAI() as server:` ... `server.base_url` ends in /v1."""
 
     def __init__(self, *, latency: float = 0.0, responder: Responder | None = None,
-                 embedding_dimensions: int = 8) -> None:
+                 embedding_dimensions: int = 8, mode: Mode = "openai") -> None:
+        self.mode = mode
         self.latency = latency
         self.responder: Responder = responder or (lambda request: "{}")
         self.embedding_dimensions = embedding_dimensions
@@ -139,16 +146,34 @@ class FakeOpenAI:
                 else:
                     content, finish = step[1], step[2]
                 prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+                message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+                if fake.mode != "openai":
+                    if fake.mode == "anthropic" and _forced_function(body) and finish != "length":
+                        message = {"role": "assistant", "content": "", "tool_calls": [{
+                            "id": "toolu_fake", "type": "function",
+                            "function": {"name": _forced_function(body), "arguments": content}}]}
+                        finish = "tool_calls"
+                    else:  # response_format is ignored: the model talks
+                        message = {"role": "assistant", "content": f"Here is what I found: {content}"}
                 self._send(200, {
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "fake"),
-                    "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
-                                 "message": {"role": "assistant", "content": content, "refusal": None}}],
+                    "choices": [{"index": 0, "finish_reason": finish, "logprobs": None, "message": message}],
                     "usage": {"prompt_tokens": prompt, "completion_tokens": len(content) // 4,
                               "total_tokens": prompt + len(content) // 4},
                 })
 
         return Handler
+
+
+def _forced_function(body: dict[str, Any]) -> str | None:
+    """The function name a request forces through tool_choice, if it offers that tool."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or choice.get("type") != "function":
+        return None
+    name = choice.get("function", {}).get("name")
+    offered = {t.get("function", {}).get("name") for t in body.get("tools", []) if isinstance(t, dict)}
+    return name if name in offered else None
 
 
 class HungServer:

@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -65,6 +66,8 @@ class ClaudeCodeLLM:
         self._limiter = trio.CapacityLimiter(concurrency)
         self.breaker = CircuitBreaker(config.name, threshold=breaker_threshold, cooldown=breaker_cooldown)
         self.redactions = 0
+        #: Called once a request has its slot, just before the CLI starts (the chain's caps); raises LLMUnavailable.
+        self.admit: Callable[[], None] | None = None
 
     def argv(self, system: str, schema: type[BaseModel]) -> list[str]:
         return [self.command, "-p", "--output-format", "json", "--model", self.model,
@@ -79,6 +82,8 @@ class ClaudeCodeLLM:
         with trio.move_on_at(math.inf if deadline is None else deadline):
             async with self._limiter:
                 self.breaker.refuse_if_open()
+                if self.admit is not None:
+                    self.admit()
                 with self.breaker.guard():
                     return await self._ask(system, user, schema)
                 raise LLMUnavailable(f"{self.provider}: circuit opened while this request was in flight", requests=1)

@@ -5,8 +5,11 @@ caps: requests sent this run (`max_calls`; failed requests count), cost
 this run (`max_cost_usd`) and cost today (`daily_limit`, kept in a
 SpendLedger across runs and processes). A reached cap raises
 LLMUnavailable naming the cap, so the caller falls back offline and the
-run record carries the reason. Questions in flight when a cap is reached
-finish: the overshoot is at most one answer per concurrent request.
+run record carries the reason. Providers that take an `admit` hook
+(both of ours) ask the chain again once a request has its slot, just
+before sending it, so questions queued behind a slow provider are stopped
+too; requests already sent finish, so a cap is overshot by at most the
+answers in flight (the provider's concurrency).
 """
 
 from __future__ import annotations
@@ -44,29 +47,39 @@ class LLMChain:
         self.by_provider: Counter[str] = Counter()
         self.provider = self.providers[0].provider if self.providers else "offline"
         self.model = self.providers[0].model if self.providers else ""
+        self._admitting = set()
+        for provider in self.providers:
+            if hasattr(provider, "admit"):
+                provider.admit = self._admit  # type: ignore[attr-defined]
+                self._admitting.add(id(provider))
 
     def begin_run(self) -> None:
         self.requests = 0
         self.spent = 0.0
 
-    def _refuse_past_caps(self, sent: int) -> None:
+    def _refuse_past_caps(self) -> None:
         if self.max_calls is not None and self.requests >= self.max_calls:
             raise LLMUnavailable(f"LLM call budget of {self.max_calls} reached (--max-llm-calls); "
-                                 "the rest of the run is handled offline", requests=sent)
+                                 "the rest of the run is handled offline")
         if self.max_cost_usd is not None and self.spent >= self.max_cost_usd:
             raise LLMUnavailable(f"cost cap of ${self.max_cost_usd:g} for this run reached (spent "
                                  f"${self.spent:.4f}; --max-cost-usd, MEMACTORS_MAX_COST_USD); the rest of the "
-                                 "run is handled offline", requests=sent)
+                                 "run is handled offline")
         if self.ledger is not None and self.daily_limit is not None:
             today = self.ledger.spent_today()
             if today >= self.daily_limit:
                 raise LLMUnavailable(f"daily cost cap of ${self.daily_limit:g} reached (spent ${today:.4f} "
                                      "today; MEMACTORS_MAX_COST_USD_PER_DAY); the rest of the run is handled "
-                                     "offline", requests=sent)
+                                     "offline")
 
-    def _spend(self, requests: int, cost: float) -> None:
-        """Settle a question: the request reserved for it becomes the `requests` it sent, and its cost."""
-        self.requests += requests - 1
+    def _admit(self) -> None:
+        """A provider is about to send one request: refuse it past a cap, else count it."""
+        self._refuse_past_caps()
+        self.requests += 1
+
+    def _settle(self, provider: StructuredLLM, requests: int, cost: float) -> None:
+        if id(provider) not in self._admitting:  # it did not count its requests as it sent them
+            self.requests += requests
         self.spent = round(self.spent + cost, 6)
         if self.ledger is not None and cost > 0:
             self.ledger.add(cost)
@@ -76,21 +89,24 @@ class LLMChain:
         failures = []
         sent = 0  # requests earlier providers sent for this question
         for provider in self.providers:
-            self._refuse_past_caps(sent)
+            try:
+                self._refuse_past_caps()
+            except LLMUnavailable as exc:
+                exc.requests = sent
+                raise
             self.by_provider[provider.provider] += 1
-            self.requests += 1  # reserved now, so concurrent questions cannot all pass the cap at once
             try:
                 done = await provider.complete(system, user, schema, deadline=deadline)
             except LLMUnavailable as exc:
-                self._spend(exc.requests, 0.0)
+                self._settle(provider, exc.requests, 0.0)
                 failures.append(str(exc))
                 sent += exc.requests
                 continue
             except InvalidAnswer as exc:
-                self._spend(exc.requests, exc.cost_usd)
+                self._settle(provider, exc.requests, exc.cost_usd)
                 exc.requests += sent
                 raise
-            self._spend(done.requests, done.cost_usd)
+            self._settle(provider, done.requests, done.cost_usd)
             self.provider, self.model = done.provider, done.model
             return dataclasses.replace(done, requests=done.requests + sent) if sent else done
         raise LLMUnavailable("; ".join(failures) or "no LLM provider", requests=sent)

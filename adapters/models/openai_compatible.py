@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import openai
@@ -70,6 +71,8 @@ class OpenAICompatibleLLM:
         self.breaker = CircuitBreaker(config.name, threshold=breaker_threshold, cooldown=breaker_cooldown)
         self._max_output_tokens = max_output_tokens
         self.redactions = 0
+        #: Called once a request has its slot, just before it is sent (the chain's caps); raises LLMUnavailable.
+        self.admit: Callable[[], None] | None = None
 
     def _params(self, model: str) -> dict[str, Any]:
         if model.startswith("gpt-5"):  # gpt-5 rejects temperature and max_tokens
@@ -133,6 +136,12 @@ class OpenAICompatibleLLM:
             await self._pace()
             await trio.lowlevel.checkpoint()  # a breaker that opened meanwhile stops it here, before sending
             model = models[0]
+            if self.admit is not None:
+                try:
+                    self.admit()
+                except LLMUnavailable as exc:
+                    exc.requests = sent.count
+                    raise
             sent.count += 1
             answered = None
             with trio.move_on_after(self._timeout):  # the SDK's timeout is per read: a trickle never ends

@@ -24,29 +24,8 @@ from memactors.events.edge import EdgeType
 from tests.actors.test_semantic_pipeline import run as run_offline
 from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - fixture
 from tests.conftest import NOW, Repo
+from tests.cooperative_model import PAIR, cooperative
 from tests.fake_openai import FakeOpenAI
-
-PAIR = re.compile(r"- newer (M\d+) vs older (M\d+)")
-
-
-def cooperative(request: dict[str, Any]) -> str:
-    """A model that follows the schema: summaries cite M1, decisions replace, the rest are compatible."""
-    schema = request["response_format"]["json_schema"]["name"]
-    user = request["messages"][-1]["content"]
-    if schema == "SummaryBatchAnswer":
-        summaries = []
-        for cluster, body in re.findall(r'<cluster label="(C\d+)">(.*?)</cluster>', user, re.S):
-            summaries.append({"cluster": cluster, "summary": "Payment webhooks must be idempotent; use the event id.",
-                              "key_facts": ["retries happen"], "decisions": [], "superseded_facts": [],
-                              "cited": re.findall(r'label="(M\d+)"', body), "confidence": 0.8})
-        return json.dumps({"summaries": summaries})
-    verdicts = []
-    for newer, older in PAIR.findall(user):
-        decision = 'namespace="decisions"' in user.split(f'label="{newer}"')[1][:40]
-        verdicts.append({"newer": newer, "older": older, "relation": "supersedes" if decision else "compatible",
-                         "partial": False, "container": None, "reason": "scripted", "confidence": 0.8})
-    return json.dumps({"verdicts": verdicts})
-
 
 @pytest.fixture(scope="module")
 def model() -> LocalMiniLM:

@@ -8,10 +8,11 @@ import pytest
 import trio
 from pydantic import BaseModel, SecretStr
 
+from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.ports import InvalidAnswer, LLMUnavailable
 from memactors.adapters.models.llm_chain import LLMChain, build_chain
 from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
-from memactors.adapters.models.llm_config import ProviderConfig, resolve_chain
+from memactors.adapters.models.llm_config import ProviderConfig, provider_config, resolve_chain
 from tests.fake_openai import FakeOpenAI, HungServer
 
 
@@ -183,3 +184,89 @@ async def test_cancelling_a_call_is_not_counted_as_a_failure() -> None:
         done = await llm.complete("s", "u", Answer)
         await llm.aclose()
     assert done.value.text == "ok"
+
+
+# --- anthropic: the OpenAI-compatible endpoint that ignores response_format ---------------------------
+
+
+def anthropic(server: FakeOpenAI, *, model: str = "claude-haiku-4-5", **options) -> OpenAICompatibleLLM:
+    config = provider_config("anthropic", {"ANTHROPIC_API_KEY": "sk-ant-api03-test-0000000000000000",
+                                           "MEMORY_CONSOLIDATION_LLM_BASE_URL": server.base_url,
+                                           "MEMORY_CONSOLIDATION_LLM_MODEL": model})
+    assert config is not None and config.structured == "tool_call"
+    defaults = {"timeout": 2.0, "backoff": 0.01, "max_backoff": 0.05, "requests_per_second": 0}
+    return OpenAICompatibleLLM(config, **{**defaults, **options})
+
+
+async def test_anthropic_answers_through_a_forced_tool_call_priced_as_haiku() -> None:
+    with FakeOpenAI(mode="anthropic") as server:
+        server.answer({"text": "fine", "score": 0.5})
+        llm = anthropic(server)
+        done = await llm.complete("system", "user", Answer)
+        await llm.aclose()
+    assert done.value == Answer(text="fine", score=0.5) and done.provider == "anthropic"
+    sent = server.chat_requests()[0]
+    assert "response_format" not in sent  # the endpoint ignores it: it is not relied on
+    [tool] = sent["tools"]
+    assert tool["function"]["parameters"] == Answer.model_json_schema()
+    assert sent["tool_choice"] == {"type": "function", "function": {"name": tool["function"]["name"]}}
+    assert sent["temperature"] == 0 and sent["max_tokens"] > 0
+    assert server.requests[0]["authorization"] == "Bearer sk-ant-api03-test-0000000000000000"
+    expected = (done.tokens_in * 1.00 + done.tokens_out * 5.00) / 1_000_000
+    assert done.cost_usd == pytest.approx(expected) and done.cost_usd > 0
+
+
+async def test_asking_anthropic_for_response_format_gets_prose_not_json() -> None:
+    with FakeOpenAI(mode="anthropic") as server:  # why the tool call: json_schema mode gets talk back
+        server.answer({"text": "fine", "score": 0.5})
+        llm = provider(server, name="openai", model="gpt-4o-mini")
+        with pytest.raises(InvalidAnswer, match="does not match the schema"):
+            await llm.complete("s", "u", Answer)
+        await llm.aclose()
+
+
+async def test_text_instead_of_the_tool_call_is_an_invalid_answer_that_says_so() -> None:
+    with FakeOpenAI(mode="anthropic-text") as server:
+        server.answer({"text": "fine", "score": 0.5})
+        llm = anthropic(server)
+        with pytest.raises(InvalidAnswer, match="in text instead of calling") as caught:
+            await llm.complete("Summarize the cluster.", "Three memories about webhook retries.", Answer)
+        await llm.aclose()
+    assert caught.value.tokens_in > 0 and caught.value.cost_usd > 0  # the unusable answer was billed
+
+
+async def test_tool_arguments_that_fail_the_schema_are_asked_again_with_the_error() -> None:
+    with FakeOpenAI(mode="anthropic") as server:
+        server.answer({"text": "no score"})
+        server.answer({"text": "fixed", "score": 1})
+        llm = anthropic(server)
+        asked = await ask(llm, "s", "u", Answer, lambda _answer: None)
+        await llm.aclose()
+    assert asked.answer == Answer(text="fixed", score=1)
+    retry = server.chat_requests()[1]["messages"][-1]["content"]
+    assert "previous answer was rejected" in retry and "score" in retry
+
+
+@pytest.mark.parametrize(("status", "said"), [(401, "key was refused (HTTP 401); check ANTHROPIC_API_KEY"),
+                                              (404, "model 'claude-nonexistent-1' or the endpoint was not found")])
+async def test_a_refused_key_or_unknown_model_is_one_line_and_stops_the_provider(status: int, said: str) -> None:
+    with FakeOpenAI(mode="anthropic") as server:
+        server.fail(status)
+        llm = anthropic(server, model="claude-nonexistent-1")
+        with pytest.raises(LLMUnavailable) as first:
+            await llm.complete("s", "u", Answer)
+        with pytest.raises(LLMUnavailable) as second:
+            await llm.complete("s", "u", Answer)
+        await llm.aclose()
+    assert said in str(first.value) and second.value.requests == 0 and len(server.chat_requests()) == 1
+    assert "sk-ant" not in str(first.value)
+
+
+async def test_a_missing_key_sends_nothing_and_names_the_variable() -> None:
+    config = provider_config("anthropic", {})
+    assert config is not None
+    llm = OpenAICompatibleLLM(config)
+    with pytest.raises(LLMUnavailable, match="ANTHROPIC_API_KEY is not set") as caught:
+        await llm.complete("s", "u", Answer)
+    await llm.aclose()
+    assert caught.value.requests == 0
