@@ -107,6 +107,8 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                 lines += _write_settings(target, lambda current: hook_setup.claude_settings(
                     current, portable=not args.local), args.print_only,
                     "Stop, SessionEnd and SessionStart hooks added")
+                if not args.print_only and not _llm_named():
+                    lines += LLM_OPTIONS
                 if not args.local and shutil.which("memactors") is None:
                     lines.append("note: `memactors` is not on PATH here, so these hooks will not run until it "
                                  "is (pipx install, or activate the venv Claude Code starts from); or reinstall "
@@ -126,6 +128,22 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                      "(or memactors sync --setup)")
     print("\n".join(lines))
     return EXIT_OK
+
+
+#: What `hooks install --claude` tells a user whose runs are offline: the two ways to use the Claude they have.
+LLM_OPTIONS = [
+    "summaries and verdicts are offline until you name an LLM (nothing leaves this machine until then):",
+    "  Claude API key:        MEMORY_CONSOLIDATION_LLM_PROVIDER=anthropic ANTHROPIC_API_KEY=... (billed per token)",
+    "  Claude Code login:     MEMORY_CONSOLIDATION_LLM_PROVIDER=claude-code (runs your `claude`, no key)",
+    "  then `memactors llm check`; cap spend with MEMACTORS_MAX_COST_USD / MEMACTORS_MAX_COST_USD_PER_DAY",
+]
+
+
+def _llm_named() -> bool:
+    import os
+
+    return bool((os.environ.get("MEMORY_CONSOLIDATION_LLM_PROVIDER") or os.environ.get("MEMORY_LLM_PROVIDER") or "")
+                .strip())
 
 
 def _write_settings(path: Path, change: Any, print_only: bool, done: str) -> list[str]:

@@ -69,6 +69,22 @@ def test_a_bad_hook_input_never_fails_the_hook(repo: Repo, stdin: str) -> None:
     assert inbox_of(repo) == []
 
 
+def test_every_hook_command_is_a_no_op_under_the_hooks_off_marker(repo: Repo, tmp_path: Path) -> None:
+    """What keeps memactors' own LLM sub-sessions (claude-code provider) from queueing or injecting anything."""
+    from memactors.adapters.cli.main import HOOK_COMMANDS
+
+    hook = json.dumps({"session_id": "s", "hook_event_name": "SessionEnd", "cwd": str(repo.path)})
+    runs = {"publish": [("publish", "commit", "--repo", str(repo.path)), ("publish", "session-end")],
+            "context": [("context", "--repo", str(repo.path))]}
+    assert set(runs) == set(HOOK_COMMANDS)  # a hook command added later gets a case here
+    for argv_list in runs.values():
+        for argv in argv_list:
+            result = run_cli(*argv, cwd=tmp_path, input=hook, env={"MEMACTORS_HOOKS": "off"})
+            assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), argv
+    assert inbox_of(repo) == []
+    assert run_cli("context", "--repo", str(repo.path), input=hook).stdout != ""  # without it, context speaks
+
+
 def test_publish_outside_a_repository_exits_0_with_a_note(tmp_path: Path) -> None:
     result = run_cli("publish", "commit", "--repo", str(tmp_path))
     assert result.returncode == 0 and "not inside a git repository" in result.stderr
@@ -121,7 +137,13 @@ def test_claude_settings_are_merged_and_uninstall_removes_exactly_ours(repo: Rep
     settings.write_text(json.dumps(mine))
     printed = run_cli("hooks", "install", "--claude", "--print", "--repo", str(repo.path))
     assert "would become" in printed.stdout and json.loads(settings.read_text()) == mine
-    assert run_cli("hooks", "install", "--claude", "--repo", str(repo.path)).returncode == 0
+    done = run_cli("hooks", "install", "--claude", "--repo", str(repo.path))
+    assert done.returncode == 0
+    # offline until an LLM is named: the two ways to use the Claude a user already has, one line each
+    assert "PROVIDER=anthropic ANTHROPIC_API_KEY" in done.stdout and "PROVIDER=claude-code" in done.stdout
+    named = run_cli("hooks", "install", "--claude", "--repo", str(repo.path),
+                    env={"MEMORY_CONSOLIDATION_LLM_PROVIDER": "claude-code"})
+    assert "PROVIDER=anthropic" not in named.stdout
     installed = json.loads(settings.read_text())
     jsonschema.validate({"hooks": installed["hooks"]}, HOOKS_SCHEMA)
     assert installed["model"] == "opus" and len(installed["hooks"]["Stop"]) == 2
