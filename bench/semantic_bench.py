@@ -8,14 +8,26 @@ Run by hand: `python bench/semantic_bench.py [--sizes 1000,10000] [--llm-latency
   answering every call after `--llm-latency` seconds: LLM calls and tokens per 1,000;
   then ten more captures: what the incremental run pays, against a `--full` run;
 - kNN + clustering alone on the 10,000 embedded vectors: exact blocked numpy
-  versus pynndescent (its numba compile is timed separately).
+  versus pynndescent (its numba compile is timed separately);
+- `--providers`: the same 1,000 memories through each structured-output mode against
+  local stand-ins answering after `--llm-latency`: openai (json_schema), anthropic
+  (forced tool call, tests/fake_openai.py in Anthropic mode) and claude-code (one
+  subprocess per request, tests/fake_claude.py on PATH, at concurrency 1 and 4);
+  the CLI provider's own overhead per call (stand-in answering at once, minus a bare
+  `python -c pass` start); and the real Claude Code CLI from the npm registry:
+  every flag we pass present in `claude --help`, and its start-up time to its
+  logged-out envelope (it cannot log in here).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +47,7 @@ from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.note_format import append_entry, serialize_entry  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
-from memactors.adapters.models.llm_chain import LLMChain
+from memactors.adapters.models.llm_chain import LLMChain, build_chain  # noqa: E402
 from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM  # noqa: E402
 from memactors.adapters.models.llm_config import ProviderConfig  # noqa: E402
 from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
@@ -43,6 +55,7 @@ from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.cooperative_model import PAIR, cooperative  # noqa: E402
+from tests.fake_claude import install as install_fake_claude  # noqa: E402
 from tests.fake_openai import FakeOpenAI  # noqa: E402
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -128,6 +141,114 @@ def llm_chain(base_url: str) -> LLMChain:
     return LLMChain([OpenAICompatibleLLM(config, concurrency=4, requests_per_second=0, timeout=30)])
 
 
+def provider_chain(mode: str, base_url: str = "", concurrency: int = 1) -> LLMChain:
+    """A chain of one provider in `mode`, as `build_chain` makes it from the environment."""
+    env = {"MEMORY_CONSOLIDATION_LLM_PROVIDER": mode, "MEMORY_CONSOLIDATION_LLM_BASE_URL": base_url,
+           "OPENAI_API_KEY": "sk-bench", "ANTHROPIC_API_KEY": "sk-ant-bench"}
+    if mode == "claude-code":
+        env.pop("MEMORY_CONSOLIDATION_LLM_BASE_URL")
+    chain = build_chain(env, timeout=60, requests_per_second=0, cli_concurrency=concurrency)
+    assert chain is not None
+    return chain
+
+
+def provider_modes(model: LocalMiniLM, tmp: Path, latency: float) -> dict[str, dict[str, object]]:
+    """1,000 memories consolidated through each structured-output mode against local stand-ins."""
+    rows: dict[str, dict[str, object]] = {}
+    bin_dir = tmp / "bin"
+    install_fake_claude(bin_dir)
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    os.environ["FAKE_CLAUDE_LATENCY"] = str(latency)
+    cases = [("openai", "openai", 4), ("anthropic", "anthropic", 4), ("claude-code", "claude-code", 1),
+             ("claude-code x4", "claude-code", 4)]
+    for name, mode, concurrency in cases:
+        path = tmp / f"providers-{name.replace(' ', '')}"
+        build_store(path, 1000, seed=5)
+        server_mode = "anthropic" if mode == "anthropic" else "openai"
+        with FakeOpenAI(latency=latency, responder=cooperative, mode=server_mode) as server:
+            seconds, report = run(path, model, llm=provider_chain(mode, server.base_url, concurrency))
+        usage = report.token_usage
+        rows[name] = {"seconds": seconds, "llm_calls": usage.llm_calls, "failed": usage.llm_failed,
+                      "tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.cost_usd,
+                      "providers": dict(report.providers), "errors": report.errors[:2]}
+        print(f"... {name}: {seconds:.1f} s, {usage.llm_calls} calls", file=sys.stderr)
+    os.environ["FAKE_CLAUDE_LATENCY"] = "0"
+    rows["claude-code overhead"] = cli_overhead()
+    return rows
+
+
+def cli_overhead(calls: int = 20) -> dict[str, object]:
+    """What one claude-code request costs beyond the CLI's own work: the stand-in answers at once, and a bare
+    `python -c pass` start (the stand-in is a Python script) is subtracted."""
+    from memactors.adapters.models.claude_cli import ClaudeCodeLLM
+    from memactors.adapters.models.llm_config import provider_config
+    from tests.adapters.models.test_claude_cli import LinkCheck
+
+    config = provider_config("claude-code", {})
+    assert config is not None
+
+    async def timed() -> list[float]:
+        llm, seconds = ClaudeCodeLLM(config, timeout=30), []
+        for _ in range(calls):
+            start = time.perf_counter()
+            await llm.complete("Answer in shape.", 'Set status to "ok" and echo to pong.', LinkCheck)
+            seconds.append(time.perf_counter() - start)
+        return seconds
+
+    per_call = sorted(trio.run(timed))
+    bare = sorted(_timed([sys.executable, "-S", "-c", "pass"]) for _ in range(calls))
+    stand_in = sorted(_timed([sys.executable, "-c", "import json, subprocess, tests.cooperative_model"],
+                             cwd=str(Path(__file__).resolve().parents[1])) for _ in range(calls))
+    return {"calls": calls, "per_call_p50_ms": 1000 * per_call[calls // 2],
+            "stand_in_start_p50_ms": 1000 * stand_in[calls // 2],
+            "overhead_p50_ms": 1000 * (per_call[calls // 2] - stand_in[calls // 2]),
+            "python_bare_start_p50_ms": 1000 * bare[calls // 2]}
+
+
+def _timed(argv: list[str], **options: object) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, **options)  # type: ignore[call-overload]
+    return time.perf_counter() - start
+
+
+def real_claude_cli(tmp: Path, given: str | None) -> dict[str, object]:
+    """The real CLI (from npm unless `given`): the flags we pass exist, and how long it takes to start."""
+    from memactors.adapters.models.claude_cli import QUIET_FLAGS
+
+    command = given
+    if command is None:
+        npm = shutil.which("npm")
+        if npm is None:
+            return {"skipped": "npm is not on PATH"}
+        prefix = tmp / "npm"
+        done = subprocess.run([npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                               "@anthropic-ai/claude-code"], capture_output=True, text=True)
+        if done.returncode != 0:
+            return {"skipped": f"npm install failed: {done.stderr.strip()[:200]}"}
+        command = str(prefix / "node_modules" / ".bin" / "claude")
+    version = subprocess.run([command, "--version"], capture_output=True, text=True).stdout.strip()
+    help_text = subprocess.run([command, "--help"], capture_output=True, text=True).stdout
+    ours = ["-p", "--output-format", "--json-schema", "--system-prompt", "--model",
+            *(flag for flag in QUIET_FLAGS if flag.startswith("--"))]
+    missing = [flag for flag in ours if not re.search(rf"(^|[\s,]){re.escape(flag)}([\s,]|$)", help_text, re.M)]
+    home, empty = tmp / "claude-home", tmp / "claude-cwd"
+    home.mkdir(exist_ok=True)
+    empty.mkdir(exist_ok=True)
+    env = {**os.environ, "HOME": str(home), "MEMACTORS_HOOKS": "off"}
+    argv = [command, "-p", "--output-format", "json", "--model", "haiku", "--json-schema", '{"type": "object"}',
+            "--system-prompt", "x", *QUIET_FLAGS]
+    starts, envelope = [], ""
+    for _ in range(10):
+        start = time.perf_counter()
+        out = subprocess.run(argv, input="ping", capture_output=True, text=True, cwd=empty, env=env)
+        starts.append(time.perf_counter() - start)
+        envelope = out.stdout.strip()[:160]
+    starts.sort()
+    return {"version": version, "flags_checked": len(ours), "flags_missing": missing,
+            "logged_out_start_p50_ms": 1000 * starts[5], "logged_out_start_max_ms": 1000 * starts[-1],
+            "envelope": envelope}
+
+
 def clustering_only(vectors: np.ndarray, threshold: float) -> dict[str, float]:
     start = time.perf_counter()
     exact = neighbour_pairs(vectors, threshold, crossover=10**9)
@@ -152,12 +273,14 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--llm-latency", type=float, default=0.3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--providers", action="store_true", help="also run each LLM provider mode (see above)")
+    parser.add_argument("--claude-cli", metavar="PATH", help="the real `claude` to check (default: npm install it)")
     args = parser.parse_args()
     tune_gc()
     model = LocalMiniLM()
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for size in (int(s) for s in args.sizes.split(",")):
+        for size in (int(s) for s in args.sizes.split(",") if s.strip()):
             path = Path(tmp) / f"s{size}"
             build_store(path, size)
             cold, report = run(path, model)
@@ -175,6 +298,9 @@ def main() -> None:
 
                 vectors = cache.embed([embedding_text(m) for m in memories])
                 results["clustering_10000"] = clustering_only(vectors, Settings().cluster_threshold)
+        if args.providers:
+            results.update(provider_modes(model, Path(tmp), args.llm_latency))
+            results["claude cli (real)"] = real_claude_cli(Path(tmp), args.claude_cli)
         path = Path(tmp) / "llm"
         build_store(path, 1000, seed=5)
         with FakeOpenAI(latency=args.llm_latency, responder=cooperative) as server:

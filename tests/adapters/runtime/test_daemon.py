@@ -53,6 +53,26 @@ async def test_a_capture_by_the_git_cli_starts_a_run_and_refs_update(repo: Repo)
     assert Inbox(common).pending() == ([], [])
 
 
+async def test_each_daemon_run_counts_its_llm_caps_afresh(repo: Repo) -> None:
+    from memactors.adapters.models.llm_chain import LLMChain
+    from memactors.adapters.models.llm_checkpoint import CheckpointedLLM
+
+    store = MemoryStore(GitStore(repo.path))
+    common = store.git.common_dir
+    chain = LLMChain([], max_calls=10, max_cost_usd=1.0)
+    chain.requests, chain.spent = 10, 1.0  # what an earlier run of this daemon used up
+    services = Services(store=store, settings=Settings(), clock=SystemClock(),
+                        llm=CheckpointedLLM(chain, common / "memactors" / "llm-checkpoint.jsonl"))
+    daemon = Daemon(services, NotesFeed(common), Inbox(common), DaemonSettings(debounce=0.3, inbox_interval=0.2))
+    completed = daemon.bus.subscribe("test", (RunCompleted,))
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(daemon.run)
+            await completed.receive()
+            daemon.stop()
+    assert (chain.requests, chain.spent) == (0, 0.0)
+
+
 def test_sigint_stops_the_daemon_cleanly_and_a_second_daemon_is_refused(repo: Repo) -> None:
     repo.capture("decisions", "Use SQLite for storage")
     command = [sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(repo.path),
