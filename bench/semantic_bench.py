@@ -48,8 +48,8 @@ from memactors.adapters.git.note_format import append_entry, serialize_entry  # 
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
 from memactors.adapters.models.llm_chain import LLMChain, build_chain  # noqa: E402
-from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM  # noqa: E402
 from memactors.adapters.models.llm_config import ProviderConfig  # noqa: E402
+from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM  # noqa: E402
 from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc  # noqa: E402

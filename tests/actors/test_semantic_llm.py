@@ -14,8 +14,8 @@ from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.models.embeddings import LocalMiniLM
 from memactors.adapters.models.llm_chain import LLMChain
-from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from memactors.adapters.models.llm_config import ProviderConfig
+from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from memactors.adapters.models.vector_cache import CachedEmbedder
 from memactors.adapters.runtime.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
@@ -26,6 +26,7 @@ from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - f
 from tests.conftest import NOW, Repo
 from tests.cooperative_model import PAIR, cooperative
 from tests.fake_openai import FakeOpenAI
+
 
 @pytest.fixture(scope="module")
 def model() -> LocalMiniLM:

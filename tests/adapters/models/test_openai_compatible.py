@@ -11,8 +11,8 @@ from pydantic import BaseModel, SecretStr
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.ports import InvalidAnswer, LLMUnavailable
 from memactors.adapters.models.llm_chain import LLMChain, build_chain
-from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from memactors.adapters.models.llm_config import ProviderConfig, provider_config, resolve_chain
+from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from tests.fake_openai import FakeOpenAI, HungServer
 
 
