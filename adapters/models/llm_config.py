@@ -73,8 +73,8 @@ def provider_config(name: str, env: Mapping[str, str], *, primary: bool = True) 
     if primary:
         model = env.get("MEMORY_CONSOLIDATION_LLM_MODEL") or model
         base = env.get("MEMORY_CONSOLIDATION_LLM_BASE_URL") or base
-    if name == "claude-code":
-        base = env.get("MEMACTORS_CLAUDE_COMMAND") or base
+    if name == "claude-code":  # a command, not a URL: a base URL set for another provider must not leak in
+        base = env.get("MEMACTORS_CLAUDE_COMMAND") or default.base_url
     unusable = None
     if default.key_variable:
         key = env.get(default.key_variable)

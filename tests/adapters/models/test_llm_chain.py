@@ -95,3 +95,12 @@ def test_a_named_provider_without_its_key_is_kept_to_fall_back_with_the_reason()
     assert build_chain({"ANTHROPIC_API_KEY": "sk-ant-x"}) is None  # a key alone never switches an LLM on
     with pytest.raises(ValueError, match="unknown LLM provider"):
         build_chain({"MEMORY_CONSOLIDATION_LLM_PROVIDER": "claude"})
+
+
+def test_the_claude_command_is_its_own_setting_not_the_base_url() -> None:
+    env = {"MEMORY_CONSOLIDATION_LLM_PROVIDER": "claude-code", "MEMORY_CONSOLIDATION_LLM_BASE_URL": "http://x/v1",
+           "MEMORY_CONSOLIDATION_LLM_MODEL": "sonnet"}
+    config = provider_config("claude-code", env)
+    assert config is not None and (config.base_url, config.model) == ("claude", "sonnet")
+    config = provider_config("claude-code", {**env, "MEMACTORS_CLAUDE_COMMAND": "/opt/claude/bin/claude"})
+    assert config is not None and config.base_url == "/opt/claude/bin/claude"
