@@ -13,15 +13,23 @@ from typing import Any
 BEGIN = "# >>> memactors >>>"
 END = "# <<< memactors <<<"
 SIGNATURE = "memactors.adapters.cli"
-#: Claude Code hook event -> the memactors command it runs (Stop and SessionEnd queue a trigger;
-#: SessionStart prints the consolidated context).
-CLAUDE_EVENTS = {"Stop": "publish session-end", "SessionEnd": "publish session-end", "SessionStart": "context"}
+#: (Claude Code hook event, matcher, the memactors command it runs, timeout): Stop and SessionEnd queue a
+#: trigger; SessionStart prints the consolidated context; the file tools, a failed Bash command and each
+#: prompt get `surface`.
+CLAUDE_HOOKS = (
+    ("Stop", None, "publish session-end", 10),
+    ("SessionEnd", None, "publish session-end", 10),
+    ("SessionStart", None, "context", 10),
+    ("PostToolUse", "Read|Edit|MultiEdit|Write", "surface", 5),
+    ("PostToolUseFailure", "Bash", "surface", 5),
+    ("UserPromptSubmit", None, "surface", 5),
+)
 #: The settings file teams commit, and the one Claude Code keeps for this machine only.
 SHARED_SETTINGS = Path(".claude") / "settings.json"
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
 #: A hook command of ours: `memactors publish ...` / `memactors context`, by name or by path, or the
 #: `"<python>" -m memactors.adapters.cli ...` form earlier versions wrote (still run, still removed).
-_OUR_COMMAND = re.compile(r'(?:-m memactors\.adapters\.cli|(?:^|[\s/"])memactors"?)\s+(?:publish|context)\b')
+_OUR_COMMAND = re.compile(r'(?:-m memactors\.adapters\.cli|(?:^|[\s/"])memactors"?)\s+(?:publish|context|surface)\b')
 
 
 def hook_command(arguments: str, *, portable: bool = True) -> str:
@@ -87,15 +95,17 @@ def _ours(entry: Any) -> bool:
 
 
 def claude_settings(existing: dict[str, Any], *, portable: bool = True) -> dict[str, Any]:
-    """`existing` settings with our Stop, SessionEnd and SessionStart hooks merged in (idempotent).
+    """`existing` settings with our hooks (CLAUDE_HOOKS) merged in (idempotent).
 
     A hook of ours an earlier version wrote is replaced by today's command.
     """
     settings = without_claude_hooks(existing)
     hooks = settings.setdefault("hooks", {})
-    for event, arguments in CLAUDE_EVENTS.items():
-        hooks.setdefault(event, []).append(
-            {"hooks": [{"type": "command", "command": hook_command(arguments, portable=portable), "timeout": 10}]})
+    for event, matcher, arguments, timeout in CLAUDE_HOOKS:
+        entry: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        entry["hooks"] = [{"type": "command", "command": hook_command(arguments, portable=portable),
+                           "timeout": timeout}]
+        hooks.setdefault(event, []).append(entry)
     return settings
 
 

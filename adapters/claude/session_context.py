@@ -166,8 +166,9 @@ def _usable(candidate: Any, settings: ContextSettings) -> bool:
 
 
 def render_block(document: Mapping[str, Any], session: frozenset[str], settings: ContextSettings, *,
-                 now: float, max_chars: int) -> str:
-    """One block of the best candidates that fits in `max_chars` ('' when nothing fits or nothing is there).
+                 now: float, max_chars: int, shown: list[str] | None = None) -> str:
+    """One block of the best candidates that fits in `max_chars` ('' when nothing fits or nothing is there);
+    the IDs of what it holds are appended to `shown` when given.
 
     The key decisions and learnings come first (up to `settings.key_items`),
     then every other candidate by priority; one line each, no title twice.
@@ -206,6 +207,8 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
         chosen.append((candidate, line))
     if not chosen:
         return ""
+    if shown is not None:
+        shown += [str(c.get("id")) for c, _line in chosen if c.get("id")]
     body: list[str] = []
     shown = ["summary", *[g for g in KEY_NAMESPACES if g in groups],
              *sorted(groups - {"summary", *KEY_NAMESPACES})]
@@ -249,6 +252,18 @@ def load_document(common_dir: Path) -> dict[str, Any]:
     return document
 
 
+def _remember(common: Path, hook: Mapping[str, Any], shown: list[str], notes: list[str]) -> None:
+    """What the block showed, so surfacing never repeats it this session; compaction or /clear starts afresh."""
+    from memactors.adapters.claude.session_seen import SessionSeen
+
+    try:
+        with SessionSeen(common, str(hook["session_id"])).locked(reset=hook.get("source") in ("compact", "clear")) \
+                as seen:
+            seen.add(f"session-start:{hook.get('source', '')}", shown, "session-start")
+    except OSError as exc:
+        notes.append(f"could not record what was shown ({exc.strerror or exc}); surfacing may repeat it")
+
+
 def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
 
@@ -259,6 +274,7 @@ def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, st
     from memactors.adapters.claude.inbox import find_common_dir  # standard library only, like this module
 
     notes: list[str] = []
+    hook: Any = None
     try:
         where = repo
         if raw_input is not None:
@@ -275,10 +291,13 @@ def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, st
         if budget_tokens is not None:
             settings = ContextSettings(**{**settings.__dict__, "budget_tokens": budget_tokens})
         document = load_document(common)
+        shown: list[str] = []
         block = render_block(document, session_terms(where), settings,
-                             now=time.time() if now is None else now, max_chars=settings.budget_chars)
+                             now=time.time() if now is None else now, max_chars=settings.budget_chars, shown=shown)
         if not block:
             notes.append("nothing to show yet: no readable summaries or memories")
+        if isinstance(hook, dict) and hook.get("session_id"):
+            _remember(common, hook, shown, notes)
         return block, notes
     except (ValueError, OSError) as exc:
         return "", [*notes, str(exc)]

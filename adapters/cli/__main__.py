@@ -2,6 +2,6 @@
 
 import sys
 
-from memactors.adapters.cli.main import main
+from memactors.adapters.cli import main
 
 sys.exit(main())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import sys
@@ -30,10 +31,19 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "`memactors consolidate` drains the inbox.")
     p.add_argument("event", choices=["commit", "session-end"])
 
+    commands.add_parser("surface", help="the Claude Code hook that surfaces memories about a file, an error or a "
+                        "prompt", description="Reads Claude Code's hook JSON on stdin (PostToolUse of Read/Edit/"
+                        "MultiEdit/Write, PostToolUseFailure of Bash, UserPromptSubmit) and prints the hook's JSON "
+                        "with up to three memories that matter now, or nothing. Never a memory twice in a session; "
+                        "at most MEMACTORS_SURFACING_MAX (20) per session; MEMACTORS_SURFACING=off turns it off. "
+                        "Reads only what the last run precomputed; standard library only; always exit 0 (problems "
+                        "go to <git common dir>/memactors/surface.log).")
+
     p = commands.add_parser("hooks", parents=[common], help="install or remove the git and Claude Code hooks",
                             description="install: add a post-commit hook (chained after an existing one) and "
-                            "Stop/SessionEnd (queue a run) and SessionStart (`memactors context`) commands in "
-                            ".claude/settings.json (merged with what is there). "
+                            "Stop/SessionEnd (queue a run), SessionStart (`memactors context`) and PostToolUse "
+                            "(Read|Edit|MultiEdit|Write), PostToolUseFailure (Bash) and UserPromptSubmit "
+                            "(`memactors surface`) commands in .claude/settings.json (merged with what is there). "
                             "uninstall: remove exactly what install added (and what earlier versions added), "
                             "from .claude/settings.json and .claude/settings.local.json. With neither --git nor "
                             "--claude, both.",
@@ -53,7 +63,7 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
     p.add_argument("--sync-remote", metavar="REMOTE",
                    help="also set up REMOTE for sharing memories (as `memactors sync --setup --remote REMOTE`)")
 
-    return {"publish": _cmd_publish, "hooks": _cmd_hooks}
+    return {"publish": _cmd_publish, "hooks": _cmd_hooks, "surface": _cmd_surface}
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -75,9 +85,20 @@ def _cmd_publish(args: argparse.Namespace) -> int:
         if common is None:
             raise ValueError(f"{where} is not inside a git repository")
         Inbox(common).drop(kind, payload)
+        if kind == "session-end" and isinstance(payload.get("session_id"), str):
+            from memactors.adapters.claude.session_seen import SessionSeen
+
+            SessionSeen(common, payload["session_id"]).end()  # what surfacing showed goes to the log
     except Exception as exc:  # noqa: BLE001 - reported, never raised into the hook
         print(f"memactors publish: {exc}; event not recorded", file=sys.stderr)
     return EXIT_OK
+
+
+def _cmd_surface(args: argparse.Namespace) -> int:
+    """Reached only through the full parser (the entry point runs `surface` without it)."""
+    from memactors.adapters.claude.surface_hook import run
+
+    return run([])
 
 
 def _cmd_hooks(args: argparse.Namespace) -> int:
@@ -106,7 +127,7 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                 target = workdir / (hook_setup.LOCAL_SETTINGS if args.local else hook_setup.SHARED_SETTINGS)
                 lines += _write_settings(target, lambda current: hook_setup.claude_settings(
                     current, portable=not args.local), args.print_only,
-                    "Stop, SessionEnd and SessionStart hooks added")
+                    "Stop, SessionEnd, SessionStart, PostToolUse, PostToolUseFailure and UserPromptSubmit hooks added")
                 if not args.print_only and not _llm_named():
                     lines += LLM_OPTIONS
                 if not args.local and shutil.which("memactors") is None:
@@ -159,5 +180,10 @@ def _write_settings(path: Path, change: Any, print_only: bool, done: str) -> lis
         return [f"claude settings {path} would become:", json.dumps(updated, indent=2)]
     if updated == current:
         return [f"claude settings {path}: nothing to change"]
+    if not updated:  # nothing but ours was in it: the file install created goes
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()  # .claude/, if we left it empty
+        return [f"claude settings {path}: {done}; the file held nothing else and was removed"]
     hook_setup.write_json(path, updated)
     return [f"claude settings {path}: {done}"]

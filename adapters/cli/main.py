@@ -20,7 +20,7 @@ from memactors.adapters.cli.common import EXIT_BUSY, EXIT_OK, EXIT_USAGE, UsageE
 GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks", "llm")
 #: Commands that hooks run (nothing but the standard library on their path, never an error exit),
 #: and the one group each needs: a hook loads only that group's module.
-HOOK_COMMANDS = {"publish": "hooks", "context": "reading"}
+HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
 
 
 def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParser,

@@ -45,6 +45,15 @@ class LexicalMatch:
 
     share: dict[int, float]
     bm25: list[tuple[int, float]]
+    #: IDF weight of the words some row holds, and of those none holds (for a share over every word)
+    known: float = 0.0
+    unknown: float = 0.0
+
+    def coverage(self, row: int, unknown_weight: float = 1.0) -> float:
+        """The IDF-weighted share of all the question's words `row` holds, words no row holds counted at
+        `unknown_weight` of their IDF (which is the highest there is)."""
+        whole = self.known + unknown_weight * self.unknown
+        return self.share.get(row, 0.0) * self.known / whole if whole else 0.0
 
 
 def write_index(path: Path, rows: Iterable[tuple[str, str, str]], stamp: str) -> None:
@@ -58,10 +67,7 @@ def write_index(path: Path, rows: Iterable[tuple[str, str, str]], stamp: str) ->
         db = sqlite3.connect(tmp)
         try:
             with db:
-                db.execute("CREATE VIRTUAL TABLE entries USING fts5(title, body, tags, "
-                           "tokenize='porter unicode61 remove_diacritics 2')")
-                db.executemany("INSERT INTO entries(rowid, title, body, tags) VALUES (?, ?, ?, ?)",
-                               ((i, *row) for i, row in enumerate(rows)))
+                create_entries(db, enumerate(rows))
                 db.execute("CREATE TABLE stamp(value TEXT NOT NULL)")
                 db.execute("INSERT INTO stamp VALUES (?)", (stamp,))
         finally:
@@ -70,6 +76,15 @@ def write_index(path: Path, rows: Iterable[tuple[str, str, str]], stamp: str) ->
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def create_entries(db: sqlite3.Connection, rows: Iterable[tuple[int, tuple[str, str, str]]]) -> None:
+    """Create the FTS5 table `entries` (title, body, tags; Porter stemming) in `db` and fill it with
+    (rowid, (title, body, tags)) rows. Raises sqlite3.Error when this SQLite has no FTS5."""
+    db.execute("CREATE VIRTUAL TABLE entries USING fts5(title, body, tags, "
+               "tokenize='porter unicode61 remove_diacritics 2')")
+    db.executemany("INSERT INTO entries(rowid, title, body, tags) VALUES (?, ?, ?, ?)",
+                   ((rowid, *row) for rowid, row in rows))
 
 
 def query_words(question: str) -> list[str]:
@@ -90,23 +105,29 @@ def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | 
         try:
             if db.execute("SELECT value FROM stamp").fetchone() != (stamp,):
                 return None
-            if not words:
-                return LexicalMatch({}, [])
-            total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-            holding = {w: [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (f'"{w}"',))]
-                       for w in words}
-            best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
-                              "ORDER BY rank LIMIT ?",
-                              (*FIELD_WEIGHTS, " OR ".join(f'"{w}"' for w in words), depth)).fetchall()
+            return match_words(db, words, depth)
         finally:
             db.close()
     except sqlite3.Error:
         return None
+
+
+def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> LexicalMatch:
+    """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch)."""
+    if not words:
+        return LexicalMatch({}, [])
+    total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    holding = {w: [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (f'"{w}"',))]
+               for w in words}
+    best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
+                      "ORDER BY rank LIMIT ?",
+                      (*FIELD_WEIGHTS, " OR ".join(f'"{w}"' for w in words), depth)).fetchall()
     # BM25's inverse document frequency: a word few rows hold weighs more
-    idf = {w: math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) for w, rows in holding.items() if rows}
-    known = sum(idf.values())
+    idf = {w: math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) for w, rows in holding.items()}
+    known = sum(weight for w, weight in idf.items() if holding[w])
     share: dict[int, float] = {}
     for word, weight in idf.items():
         for row in holding[word]:
             share[row] = share.get(row, 0.0) + weight / known
-    return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best])
+    return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best], known=known,
+                        unknown=sum(weight for w, weight in idf.items() if not holding[w]))

@@ -12,6 +12,8 @@ next run cannot rebuild.
   embedding model, memory ref tips).
 - `recall-lexical.sqlite`: the entries' FTS5 index for BM25 (title, embedded
   text, tags; see adapters/reading/lexical_index.py), rowid = entry position.
+- `surfacing.sqlite`: what `memactors surface` may say about a file, an
+  error or a prompt (see adapters/reading/surfacing_index.py).
 - `context.json`: the candidates the SessionStart hook chooses from —
   readable summaries, and the best standing, readable memories of any tier
   (one per group of copies), best first — read with the standard library
@@ -25,6 +27,7 @@ import json
 import logging
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +36,13 @@ from typing import Any, BinaryIO
 import numpy as np
 from numpy.typing import NDArray
 
+from memactors.actors.algorithms.file_signal import Subject, file_links
 from memactors.actors.ports import Embedder
+from memactors.adapters.git.commit_files import CommitFiles
 from memactors.adapters.reading.entry_table import EntryColumns, EntryTable, load_table, table_arrays
 from memactors.adapters.reading.lexical_index import LEXICAL_FILE, write_index
+from memactors.adapters.reading.surfacing_index import MIN_QUALITY as MIN_SURFACE_QUALITY
+from memactors.adapters.reading.surfacing_index import SURFACING_FILE, Surfaceable, write_surfacing_index
 from memactors.events.read_model import READ_MODEL_VERSION, EntryKind, IndexedEntry, ReadModel
 from memactors.events.tier import Tier
 
@@ -75,9 +82,10 @@ class RecallIndex:
 class ReadCache:
     """`ReadModelSink` for the persister, and the loader recall uses."""
 
-    def __init__(self, common_dir: Path, embedder: Embedder | None = None) -> None:
+    def __init__(self, common_dir: Path, embedder: Embedder | None = None, files: CommitFiles | None = None) -> None:
         self.directory = common_dir / "memactors"
         self._embedder = embedder
+        self._files = files
         self._written: bytes | None = None  # digest of what this instance last wrote
 
     # --- write ---------------------------------------------------------------------
@@ -91,7 +99,7 @@ class ReadCache:
         digest = hashlib.sha256(table["entry_blob"].tobytes()
                                 + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
         if digest == self._written and all((self.directory / name).exists()
-                                           for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE)):
+                                           for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE, SURFACING_FILE)):
             return
         vectors = np.zeros((0, 0), dtype=np.float16)
         model_id = None
@@ -116,7 +124,31 @@ class ReadCache:
         _replace(self.directory / RECALL_FILE, recall_index)
         context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
+        self._write_surfacing(model)
         self._written = digest
+
+    def _write_surfacing(self, model: ReadModel) -> None:
+        """The surfacing index: readable, standing memories, the files each is about, their words."""
+        chosen = [e for e in model.entries if e.kind is EntryKind.MEMORY and e.copy_of is None and e.readable
+                  and e.quality >= MIN_SURFACE_QUALITY and not e.superseded_by]
+        subjects = [Subject(row=i, commit=_commit_of(e.id), text=f"{e.title}\n{e.summary}\n{e.excerpt}",
+                            tags=e.tags) for i, e in enumerate(chosen)]
+        # how crowded each commit is counts every capture on it, fragments included: that is the noise
+        captures = Counter(_commit_of(e.id) for e in model.entries if e.kind is EntryKind.MEMORY)
+        commit_files: dict[str, tuple[str, ...]] = {}
+        repo_files: list[str] = []
+        if self._files is not None:
+            try:
+                commit_files = self._files.changed(s.commit for s in subjects if s.commit)
+                repo_files = self._files.head_files()
+                self._files.save()
+            except Exception as exc:  # noqa: BLE001 - git trouble costs the commit signal, not the run
+                log.warning("surfacing without commit files: %s", exc)
+        links = file_links(subjects, commit_files, repo_files, captures)
+        memories = [Surfaceable(id=e.id, namespace=e.namespace, date=(e.last_seen or e.timestamp).date().isoformat(),
+                                title=e.title or e.summary, body=f"{e.summary}\n{e.excerpt}",
+                                tags=" ".join((e.namespace, *e.tags))) for e in chosen]
+        write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id)
 
     # --- read ----------------------------------------------------------------------
 
@@ -180,6 +212,12 @@ def _candidate(entry: IndexedEntry) -> dict[str, Any]:
         if getattr(entry, field):
             doc[field] = list(getattr(entry, field))
     return doc
+
+
+def _commit_of(memory_id: str) -> str:
+    """The commit a memory hangs on, from its ID (`namespace:<sha>:<index>`)."""
+    parts = memory_id.split(":")
+    return parts[1] if len(parts) == 3 else ""
 
 
 def _bytes(data: bytes) -> NDArray[np.uint8]:

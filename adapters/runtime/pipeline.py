@@ -21,6 +21,8 @@ from memactors.actors.scanner import Scanner
 from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
 from memactors.adapters.claude.activation_log import ActivationLog
+from memactors.adapters.git.commit_files import CACHE_FILE as COMMIT_FILES_CACHE
+from memactors.adapters.git.commit_files import CommitFiles
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import StoreError
 from memactors.adapters.reading.read_cache import ReadCache
@@ -127,7 +129,8 @@ def build_services(
 
         llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
     return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm,
-                    read_cache=ReadCache(store.git.common_dir, embedder),
+                    read_cache=ReadCache(store.git.common_dir, embedder, CommitFiles(
+                        store.git.repo, store.git.common_dir / "memactors" / COMMIT_FILES_CACHE)),
                     activations=ActivationLog(store.git.common_dir),
                     traits=TraitsCache(store.git.common_dir / "memactors"))
 

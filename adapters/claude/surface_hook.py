@@ -1,0 +1,170 @@
+"""`memactors surface`: the memories that matter at this moment of a Claude Code session. Standard library only.
+
+Reads Claude Code's hook JSON on stdin and prints the hook's JSON answer
+with `additionalContext`, or nothing when nothing is worth saying:
+
+- `PostToolUse` of Read / Edit / MultiEdit / Write: up to three memories
+  about that file (`tool_input.file_path`, made relative to the work tree),
+  decisions and blockers first;
+- `PostToolUseFailure` of Bash (Claude Code reports a failed command as its
+  own event): past blockers and learnings that hold most of the error's words;
+- `UserPromptSubmit`: memories that hold most of the prompt's words, above a
+  stricter bar — silence is better than noise.
+
+Never a memory twice in a session, what SessionStart injected included
+(adapters/claude/session_seen.py), and at most `MEMACTORS_SURFACING_MAX`
+per session. It reads only the surfacing index the last run wrote
+(adapters/reading/surfacing_index.py): no model, no pipeline. Always exit 0:
+any failure is silence plus one line in `<common dir>/memactors/surface.log`.
+`MEMACTORS_SURFACING=off` (or the hooks-off marker) makes it a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from memactors.adapters.claude.hook_switch import hooks_off
+from memactors.adapters.claude.inbox import find_common_dir
+from memactors.adapters.claude.session_seen import SessionSeen
+from memactors.adapters.reading.surfacing_index import SURFACING_FILE, Surfaced, for_file, for_text, open_index
+
+FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write"})
+PER_EVENT = 3
+#: The file signal's weight a memory needs for a file (a memory alone on a commit touching ≤ 8 files reaches it).
+FILE_BAR = 0.35
+#: Share of an error's words (IDF-weighted) a blocker or learning must hold.
+ERROR_BAR = 0.5
+#: Share of a prompt's words a memory must hold (unknown words weigh less: see UNKNOWN_WEIGHT).
+PROMPT_BAR = 0.5
+#: Namespaces shown first for a file: what was decided about it and what blocked it.
+FIRST = ("decisions", "blockers")
+LOG_FILE = "surface.log"
+
+
+def run(argv: list[str], stdin: Any = None, stdout: Any = None, environ: Mapping[str, str] | None = None) -> int:
+    """The hook's whole job; always 0."""
+    env = os.environ if environ is None else environ
+    if hooks_off(env) or env.get("MEMACTORS_SURFACING", "").strip().lower() in ("off", "0", "false", "no"):
+        return 0
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    common = None
+    try:
+        raw = stdin.read() if stdin is not None and not stdin.isatty() else ""
+        hook = json.loads(raw) if raw.strip() else None
+        if not isinstance(hook, dict):
+            return 0  # nothing to answer: silence
+        cwd = Path(hook["cwd"]) if isinstance(hook.get("cwd"), str) else Path.cwd()
+        common = find_common_dir(cwd)
+        if common is None:
+            return 0
+        answer = respond(hook, cwd, common, env)
+        if answer:
+            stdout.write(answer + "\n")
+    except Exception as exc:  # noqa: BLE001 - a hook never breaks the session
+        _log(common, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    return 0
+
+
+def respond(hook: Mapping[str, Any], cwd: Path, common: Path, env: Mapping[str, str]) -> str:
+    """The hook JSON to print for `hook`, or ''."""
+    event = hook.get("hook_event_name")
+    tool = hook.get("tool_name")
+    tool_input = hook.get("tool_input") if isinstance(hook.get("tool_input"), dict) else {}
+    db = None
+    try:
+        if event == "PostToolUse" and tool in FILE_TOOLS:
+            path = relative_path(tool_input.get("file_path"), cwd)
+            if path is None or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+                return ""
+            found = for_file(db, path, FILE_BAR, 12)
+            found.sort(key=lambda s: (s.namespace not in FIRST, -s.strength))
+            heading = f"Memories about {path} (memactors):"
+        elif event == "PostToolUseFailure" and tool == "Bash":
+            error = str(hook.get("error") or "")[:4000]
+            if not error.strip() or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+                return ""
+            found = for_text(db, error, ERROR_BAR, ("blockers", "learnings"), 12)
+            heading = "Past blockers and learnings that match this error (memactors):"
+        elif event == "UserPromptSubmit":
+            prompt = str(hook.get("prompt") or "")[:4000]
+            if not prompt.strip() or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+                return ""
+            found = for_text(db, prompt, PROMPT_BAR, None, 12)
+            heading = "Memories that may answer this (memactors):"
+        else:
+            return ""
+    finally:
+        if db is not None:
+            db.close()
+    if not found:
+        return ""
+    shown = _unseen(hook, event, found, common, _session_cap(env))
+    if not shown:
+        return ""
+    lines = [heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)]
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": "\n".join(lines)}})
+
+
+def _unseen(hook: Mapping[str, Any], event: Any, found: list[Surfaced], common: Path, cap: int) -> list[Surfaced]:
+    """Up to PER_EVENT memories this session has not been shown, recorded as shown; none for an event
+    already answered (the same hook installed twice) or past the session's cap."""
+    session = str(hook.get("session_id") or "")
+    if not session:
+        return found[:PER_EVENT]
+    key = str(hook.get("tool_use_id") or "") or hashlib.sha256(
+        f"{event}\0{hook.get('prompt', '')}".encode()).hexdigest()[:16]
+    with SessionSeen(common, session).locked() as seen:
+        if key in seen.events or seen.shown >= cap:
+            return []
+        shown = [s for s in found if s.id not in seen.ids][:min(PER_EVENT, cap - seen.shown)]
+        if shown:
+            seen.add(key, (s.id for s in shown), str(event))
+        return shown
+
+
+def relative_path(path: Any, cwd: Path) -> str | None:
+    """`path` (absolute, or relative to `cwd`) relative to its work tree, `/`-separated; None outside one."""
+    if not isinstance(path, str) or not path:
+        return None
+    absolute = Path(os.path.realpath(cwd / path))
+    for top in (absolute.parent, *absolute.parent.parents):
+        if (top / ".git").exists():
+            return absolute.relative_to(top).as_posix()
+    return None
+
+
+def _session_cap(env: Mapping[str, str]) -> int:
+    try:
+        return max(0, int(env.get("MEMACTORS_SURFACING_MAX", "20")))
+    except ValueError:
+        return 20
+
+
+def _log(common: Path | None, line: str) -> None:
+    """One line in the surface log (or stderr when there is no repository to log in)."""
+    text = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n"
+    try:
+        if common is None:
+            raise OSError
+        (common / "memactors").mkdir(exist_ok=True)
+        with open(common / "memactors" / LOG_FILE, "a", encoding="utf-8") as log:
+            log.write(text)
+    except OSError:
+        sys.stderr.write(f"memactors surface: {line}\n")
+
+
+def main() -> None:
+    """`python -m memactors.adapters.claude.surface_hook`."""
+    sys.exit(run(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The surfacing index: what `memactors surface` may say about a file, an error or a prompt. Standard library only.
+
+One SQLite file under `<git common dir>/memactors/`, written by each run
+beside the recall index (temporary file, then rename) and read by the hook
+with nothing but sqlite3:
+
+- `memory`: the memories worth surfacing — readable (quality at least
+  `MIN_QUALITY`), not replaced by a newer one, one per group of copies —
+  with what a line shows (ID, namespace, date, title);
+- `file`: repository-relative path -> memory, with the file signal's weight
+  (actors/algorithms/file_signal.py);
+- `entries`: their FTS5 text (title, body, tags), rowid = memory row, for
+  errors and prompts (adapters/reading/lexical_index.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memactors.adapters.reading.lexical_index import create_entries, match_words, query_words
+
+SURFACING_FILE = "surfacing.sqlite"
+#: Below this quality a memory is never surfaced (cut transcript windows, code, echoes).
+MIN_QUALITY = 0.5
+#: How much a word no memory holds counts against a match: some (the text is about something else),
+#: not fully (prompts are full of words like "still" or "now" that no memory needs).
+UNKNOWN_WEIGHT = 0.3
+
+
+@dataclass(frozen=True)
+class Surfaceable:
+    """One memory as the index stores it: what its line shows and the text it is found by."""
+
+    id: str
+    namespace: str
+    date: str
+    title: str
+    body: str = ""
+    tags: str = ""
+
+
+def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
+                          links: Mapping[str, Sequence[tuple[int, float]]], run_id: str) -> None:
+    """Replace the index at `path`; `links` maps a path to (position in `memories`, weight).
+    Without FTS5 the index holds files only (errors and prompts then stay silent)."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    try:
+        db = sqlite3.connect(tmp)
+        try:
+            with db:
+                db.execute("CREATE TABLE meta(run_id TEXT NOT NULL)")
+                db.execute("INSERT INTO meta VALUES (?)", (run_id,))
+                db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, "
+                           "title TEXT)")
+                db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?)",
+                               ((i, m.id, m.namespace, m.date, m.title) for i, m in enumerate(memories)))
+                db.execute("CREATE TABLE file(path TEXT NOT NULL, row INTEGER NOT NULL, weight REAL NOT NULL)")
+                db.executemany("INSERT INTO file VALUES (?, ?, ?)",
+                               ((p, row, w) for p, rows in links.items() for row, w in rows))
+                db.execute("CREATE INDEX file_path ON file(path)")
+            try:
+                with db:
+                    create_entries(db, ((i, (m.title, m.body, m.tags)) for i, m in enumerate(memories)))
+            except sqlite3.OperationalError:
+                pass  # no FTS5 in this SQLite: files still work
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class Surfaced:
+    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds)."""
+
+    id: str
+    namespace: str
+    date: str
+    title: str
+    strength: float
+
+
+def open_index(path: Path) -> sqlite3.Connection | None:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db.execute("SELECT run_id FROM meta").fetchone()
+        return db
+    except sqlite3.Error:
+        return None
+
+
+def for_file(db: sqlite3.Connection, path: str, min_weight: float, limit: int) -> list[Surfaced]:
+    rows = db.execute("SELECT m.id, m.namespace, m.date, m.title, f.weight FROM file f JOIN memory m "
+                      "ON m.row = f.row WHERE f.path = ? AND f.weight >= ? ORDER BY f.weight DESC, m.row LIMIT ?",
+                      (path, min_weight, limit)).fetchall()
+    return [Surfaced(*row) for row in rows]
+
+
+def for_text(db: sqlite3.Connection, text: str, bar: float, namespaces: Sequence[str] | None,
+             limit: int, depth: int = 30) -> list[Surfaced]:
+    """Memories holding at least `bar` of the text's words (IDF-weighted; words no memory uses count
+    UNKNOWN_WEIGHT),
+    in `namespaces` if given, best BM25 first among them."""
+    try:
+        match = match_words(db, query_words(text), depth)
+    except sqlite3.Error:
+        return []
+    chosen = [(row, coverage) for row, _score in match.bm25
+              if (coverage := match.coverage(row, UNKNOWN_WEIGHT)) >= bar]
+    found: list[Surfaced] = []
+    for row, coverage in chosen:
+        record = db.execute("SELECT id, namespace, date, title FROM memory WHERE row = ?", (row,)).fetchone()
+        if record is not None and (namespaces is None or record[1] in namespaces):
+            found.append(Surfaced(*record, coverage))
+        if len(found) >= limit:
+            break
+    return found
