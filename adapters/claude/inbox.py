@@ -17,28 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memactors.adapters.claude.git_dirs import common_dir_of
+
 INBOX_KINDS = ("commit", "stop", "session-end")
 log = logging.getLogger("memactors.inbox")
 
 
 def find_common_dir(start: Path) -> Path | None:
     """git's common dir for `start` (work tree, worktree, `.git` dir or bare repository), without git."""
-    path = start.resolve()
-    for candidate in (path, *path.parents):
-        dot_git = candidate / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            text = dot_git.read_text(errors="replace").strip()
-            if not text.startswith("gitdir:"):
-                return None
-            git_dir = (candidate / text.split(":", 1)[1].strip()).resolve()
-            marker = git_dir / "commondir"
-            return (git_dir / marker.read_text().strip()).resolve() if marker.is_file() else git_dir
-        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir() and (candidate / "refs").is_dir():
-            marker = candidate / "commondir"
-            return (candidate / marker.read_text().strip()).resolve() if marker.is_file() else candidate
-    return None
+    found = common_dir_of(str(start))
+    return Path(found) if found is not None else None
 
 
 @dataclass(frozen=True)

@@ -16,68 +16,72 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing, pathlib and dataclasses cost the hook milliseconds to import
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import IO
 
 SEEN_DIR = "surfaced"
 LOG_FILE = "surfaced.log"
 EXPIRY_SECONDS = 24 * 3600
-_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-@dataclass
 class Seen:
     """The session's showings so far (read under the lock); `add` records one more."""
 
-    ids: set[str] = field(default_factory=set)
-    events: set[str] = field(default_factory=set)
-    shown: int = 0
-    _handle: object = None
+    def __init__(self, handle: IO[str]) -> None:
+        self.ids: set[str] = set()
+        self.events: set[str] = set()
+        self.shown = 0
+        self._handle = handle
 
     def add(self, event: str, ids: Iterable[str], kind: str) -> None:
         ids = list(ids)
         record = {"at": round(time.time(), 3), "event": event, "kind": kind, "ids": ids}
-        self._handle.write(json.dumps(record) + "\n")  # type: ignore[attr-defined]
-        self._handle.flush()  # type: ignore[attr-defined]
+        self._handle.write(json.dumps(record) + "\n")
+        self._handle.flush()
         self.ids.update(ids)
         self.events.add(event)
-        self.shown += len(ids)
+        if kind != "session-start":
+            self.shown += len(ids)
 
 
 class SessionSeen:
     """The seen-list of session `session_id` in the repository whose common dir is `common_dir`."""
 
-    def __init__(self, common_dir: Path, session_id: str) -> None:
-        self.directory = common_dir / "memactors" / SEEN_DIR
-        name = session_id if _SAFE.match(session_id) else hashlib.sha256(session_id.encode()).hexdigest()[:32]
-        self.path = self.directory / f"{name}.jsonl"
+    def __init__(self, common_dir: str | os.PathLike[str], session_id: str) -> None:
+        self.directory = os.path.join(os.fspath(common_dir), "memactors", SEEN_DIR)
+        name = _UNSAFE.sub("_", session_id)[:100] or "_"
+        self.path = os.path.join(self.directory, f"{name}.jsonl")
 
     @contextlib.contextmanager
     def locked(self, *, reset: bool = False) -> Iterator[Seen]:
         """The list under an exclusive lock; `reset` forgets it first (after compaction)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fresh = not self.path.exists()
+        os.makedirs(self.directory, exist_ok=True)
+        fresh = not os.path.exists(self.path)
         with open(self.path, "a+", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 if reset:
                     handle.truncate(0)
                 handle.seek(0)
-                seen = Seen(_handle=handle)
+                seen = Seen(handle)
                 for line in handle.read().splitlines():
                     try:
                         record = json.loads(line)
-                        seen.ids.update(str(i) for i in record.get("ids", []))
-                        seen.events.add(str(record.get("event", "")))
-                        seen.shown += len(record.get("ids", [])) if record.get("kind") != "session-start" else 0
+                        ids = [str(i) for i in record.get("ids", [])]
                     except (ValueError, AttributeError, TypeError):
                         continue  # a torn line costs that line only
+                    seen.ids.update(ids)
+                    seen.events.add(str(record.get("event", "")))
+                    if record.get("kind") != "session-start":
+                        seen.shown += len(ids)
                 handle.seek(0, os.SEEK_END)
                 yield seen
             finally:
@@ -88,15 +92,16 @@ class SessionSeen:
     def end(self) -> None:
         """SessionEnd: one append of the session's showings to the log, then forget them."""
         try:
-            lines = self.path.read_text(encoding="utf-8")
+            with open(self.path, encoding="utf-8") as handle:
+                lines = handle.read()
         except OSError:
             return
-        session = self.path.stem
+        session = os.path.basename(self.path)[: -len(".jsonl")]
         try:
-            with open(self.directory.parent / LOG_FILE, "a", encoding="utf-8") as log:
+            with open(os.path.join(os.path.dirname(self.directory), LOG_FILE), "a", encoding="utf-8") as log:
                 log.write("".join(f'{{"session":"{session}",{line[1:]}\n' for line in lines.splitlines()
                                   if line.startswith("{")))
-            self.path.unlink()
+            os.unlink(self.path)
         except OSError:
             pass
 
@@ -104,8 +109,9 @@ class SessionSeen:
         """Remove the lists of sessions that never ended (older than EXPIRY_SECONDS)."""
         cutoff = time.time() - EXPIRY_SECONDS
         try:
-            for path in self.directory.glob("*.jsonl"):
-                if path != self.path and path.stat().st_mtime < cutoff:
-                    path.unlink(missing_ok=True)
+            for name in os.listdir(self.directory):
+                path = os.path.join(self.directory, name)
+                if name.endswith(".jsonl") and path != self.path and os.stat(path).st_mtime < cutoff:
+                    os.unlink(path)
         except OSError:
             pass

@@ -21,19 +21,23 @@ any failure is silence plus one line in `<common dir>/memactors/surface.log`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+import zlib
 
+from memactors.adapters.claude.git_dirs import common_dir_of, relative_to_work_tree
 from memactors.adapters.claude.hook_switch import hooks_off
-from memactors.adapters.claude.inbox import find_common_dir
 from memactors.adapters.claude.session_seen import SessionSeen
-from memactors.adapters.reading.surfacing_index import SURFACING_FILE, Surfaced, for_file, for_text, open_index
+from memactors.adapters.reading.surfacing_index import SURFACING_FILE, for_file, for_text, open_index
+
+TYPE_CHECKING = False  # typing and pathlib cost this hook milliseconds on every tool call
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from memactors.adapters.reading.surfacing_index import Surfaced
 
 FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write"})
 PER_EVENT = 3
@@ -57,12 +61,13 @@ def run(argv: list[str], stdin: Any = None, stdout: Any = None, environ: Mapping
     stdout = sys.stdout if stdout is None else stdout
     common = None
     try:
+        common = common_dir_of(os.getcwd())
         raw = stdin.read() if stdin is not None and not stdin.isatty() else ""
         hook = json.loads(raw) if raw.strip() else None
         if not isinstance(hook, dict):
             return 0  # nothing to answer: silence
-        cwd = Path(hook["cwd"]) if isinstance(hook.get("cwd"), str) else Path.cwd()
-        common = find_common_dir(cwd)
+        cwd = hook["cwd"] if isinstance(hook.get("cwd"), str) else os.getcwd()
+        common = common_dir_of(cwd)
         if common is None:
             return 0
         answer = respond(hook, cwd, common, env)
@@ -73,29 +78,32 @@ def run(argv: list[str], stdin: Any = None, stdout: Any = None, environ: Mapping
     return 0
 
 
-def respond(hook: Mapping[str, Any], cwd: Path, common: Path, env: Mapping[str, str]) -> str:
+def respond(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | os.PathLike[str],
+            env: Mapping[str, str]) -> str:
     """The hook JSON to print for `hook`, or ''."""
     event = hook.get("hook_event_name")
     tool = hook.get("tool_name")
     tool_input = hook.get("tool_input") if isinstance(hook.get("tool_input"), dict) else {}
+    index = os.path.join(os.fspath(common), "memactors", SURFACING_FILE)
     db = None
     try:
         if event == "PostToolUse" and tool in FILE_TOOLS:
-            path = relative_path(tool_input.get("file_path"), cwd)
-            if path is None or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+            target = tool_input.get("file_path")
+            path = relative_to_work_tree(target, os.fspath(cwd)) if isinstance(target, str) and target else None
+            if path is None or (db := open_index(index)) is None:
                 return ""
             found = for_file(db, path, FILE_BAR, 12)
             found.sort(key=lambda s: (s.namespace not in FIRST, -s.strength))
             heading = f"Memories about {path} (memactors):"
         elif event == "PostToolUseFailure" and tool == "Bash":
             error = str(hook.get("error") or "")[:4000]
-            if not error.strip() or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+            if not error.strip() or (db := open_index(index)) is None:
                 return ""
             found = for_text(db, error, ERROR_BAR, ("blockers", "learnings"), 12)
             heading = "Past blockers and learnings that match this error (memactors):"
         elif event == "UserPromptSubmit":
             prompt = str(hook.get("prompt") or "")[:4000]
-            if not prompt.strip() or (db := open_index(common / "memactors" / SURFACING_FILE)) is None:
+            if not prompt.strip() or (db := open_index(index)) is None:
                 return ""
             found = for_text(db, prompt, PROMPT_BAR, None, 12)
             heading = "Memories that may answer this (memactors):"
@@ -106,21 +114,21 @@ def respond(hook: Mapping[str, Any], cwd: Path, common: Path, env: Mapping[str, 
             db.close()
     if not found:
         return ""
-    shown = _unseen(hook, event, found, common, _session_cap(env))
+    shown = _unseen(hook, event, found, os.fspath(common), _session_cap(env))
     if not shown:
         return ""
     lines = [heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)]
     return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": "\n".join(lines)}})
 
 
-def _unseen(hook: Mapping[str, Any], event: Any, found: list[Surfaced], common: Path, cap: int) -> list[Surfaced]:
+def _unseen(hook: Mapping[str, Any], event: Any, found: list[Surfaced], common: str, cap: int) -> list[Surfaced]:
     """Up to PER_EVENT memories this session has not been shown, recorded as shown; none for an event
     already answered (the same hook installed twice) or past the session's cap."""
     session = str(hook.get("session_id") or "")
     if not session:
         return found[:PER_EVENT]
-    key = str(hook.get("tool_use_id") or "") or hashlib.sha256(
-        f"{event}\0{hook.get('prompt', '')}".encode()).hexdigest()[:16]
+    prompt = str(hook.get("prompt", ""))
+    key = str(hook.get("tool_use_id") or "") or f"{event}:{zlib.crc32(prompt.encode())}:{len(prompt)}"
     with SessionSeen(common, session).locked() as seen:
         if key in seen.events or seen.shown >= cap:
             return []
@@ -130,17 +138,6 @@ def _unseen(hook: Mapping[str, Any], event: Any, found: list[Surfaced], common: 
         return shown
 
 
-def relative_path(path: Any, cwd: Path) -> str | None:
-    """`path` (absolute, or relative to `cwd`) relative to its work tree, `/`-separated; None outside one."""
-    if not isinstance(path, str) or not path:
-        return None
-    absolute = Path(os.path.realpath(cwd / path))
-    for top in (absolute.parent, *absolute.parent.parents):
-        if (top / ".git").exists():
-            return absolute.relative_to(top).as_posix()
-    return None
-
-
 def _session_cap(env: Mapping[str, str]) -> int:
     try:
         return max(0, int(env.get("MEMACTORS_SURFACING_MAX", "20")))
@@ -148,14 +145,14 @@ def _session_cap(env: Mapping[str, str]) -> int:
         return 20
 
 
-def _log(common: Path | None, line: str) -> None:
+def _log(common: str | None, line: str) -> None:
     """One line in the surface log (or stderr when there is no repository to log in)."""
     text = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n"
     try:
         if common is None:
             raise OSError
-        (common / "memactors").mkdir(exist_ok=True)
-        with open(common / "memactors" / LOG_FILE, "a", encoding="utf-8") as log:
+        os.makedirs(os.path.join(common, "memactors"), exist_ok=True)
+        with open(os.path.join(common, "memactors", LOG_FILE), "a", encoding="utf-8") as log:
             log.write(text)
     except OSError:
         sys.stderr.write(f"memactors surface: {line}\n")

@@ -16,9 +16,10 @@ import math
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
+TYPE_CHECKING = False  # typing itself costs a hook milliseconds to import
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
 
 LEXICAL_FILE = "recall-lexical.sqlite"
 #: BM25 weight of each column: title, embedded text, tags.
@@ -33,21 +34,23 @@ _QUESTION_WORDS = frozenset(
     "who whom why will with would you your use used using get got".split())
 
 
-@dataclass(frozen=True)
 class LexicalMatch:
     """What the index says about one question.
 
     `share`: rowid -> the IDF-weighted share (0..1) of the question's words
     the row holds, over the words some row holds (a word no memory uses says
     nothing about which memory answers). `bm25`: (rowid, score, higher is
-    better) of the best rows for any of the words, best first.
+    better) of the best rows for any of the words, best first. `known` and
+    `unknown`: the IDF weight of the words some row holds, and of those none
+    holds (for a share over every word). A plain class: the hooks import this
+    module and `dataclasses` costs them milliseconds.
     """
 
-    share: dict[int, float]
-    bm25: list[tuple[int, float]]
-    #: IDF weight of the words some row holds, and of those none holds (for a share over every word)
-    known: float = 0.0
-    unknown: float = 0.0
+    __slots__ = ("share", "bm25", "known", "unknown")
+
+    def __init__(self, share: dict[int, float], bm25: list[tuple[int, float]], known: float = 0.0,
+                 unknown: float = 0.0) -> None:
+        self.share, self.bm25, self.known, self.unknown = share, bm25, known, unknown
 
     def coverage(self, row: int, unknown_weight: float = 1.0) -> float:
         """The IDF-weighted share of all the question's words `row` holds, words no row holds counted at

@@ -2,7 +2,8 @@
 
 One SQLite file under `<git common dir>/memactors/`, written by each run
 beside the recall index (temporary file, then rename) and read by the hook
-with nothing but sqlite3:
+with nothing but sqlite3 (and no dataclasses, typing or pathlib: the hook
+runs on every tool call and pays for every import):
 
 - `memory`: the memories worth surfacing — readable (quality at least
   `MIN_QUALITY`), not replaced by a newer one, one per group of copies —
@@ -17,11 +18,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from memactors.adapters.reading.lexical_index import create_entries, match_words, query_words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
 SURFACING_FILE = "surfacing.sqlite"
 #: Below this quality a memory is never surfaced (cut transcript windows, code, echoes).
@@ -31,16 +34,22 @@ MIN_QUALITY = 0.5
 UNKNOWN_WEIGHT = 0.3
 
 
-@dataclass(frozen=True)
 class Surfaceable:
     """One memory as the index stores it: what its line shows and the text it is found by."""
 
-    id: str
-    namespace: str
-    date: str
-    title: str
-    body: str = ""
-    tags: str = ""
+    __slots__ = ("id", "namespace", "date", "title", "body", "tags")
+
+    def __init__(self, id: str, namespace: str, date: str, title: str, body: str = "", tags: str = "") -> None:
+        self.id, self.namespace, self.date, self.title, self.body, self.tags = id, namespace, date, title, body, tags
+
+
+class Surfaced:
+    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds)."""
+
+    __slots__ = ("id", "namespace", "date", "title", "strength")
+
+    def __init__(self, id: str, namespace: str, date: str, title: str, strength: float) -> None:
+        self.id, self.namespace, self.date, self.title, self.strength = id, namespace, date, title, strength
 
 
 def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
@@ -76,18 +85,8 @@ def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
         raise
 
 
-@dataclass(frozen=True)
-class Surfaced:
-    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds)."""
-
-    id: str
-    namespace: str
-    date: str
-    title: str
-    strength: float
-
-
-def open_index(path: Path) -> sqlite3.Connection | None:
+def open_index(path: str | Path) -> sqlite3.Connection | None:
+    """The index at `path`, read-only; None when there is none (no run yet) or it cannot be read."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         db.execute("SELECT run_id FROM meta").fetchone()
@@ -106,8 +105,7 @@ def for_file(db: sqlite3.Connection, path: str, min_weight: float, limit: int) -
 def for_text(db: sqlite3.Connection, text: str, bar: float, namespaces: Sequence[str] | None,
              limit: int, depth: int = 30) -> list[Surfaced]:
     """Memories holding at least `bar` of the text's words (IDF-weighted; words no memory uses count
-    UNKNOWN_WEIGHT),
-    in `namespaces` if given, best BM25 first among them."""
+    UNKNOWN_WEIGHT), in `namespaces` if given, best BM25 first among them."""
     try:
         match = match_words(db, query_words(text), depth)
     except sqlite3.Error:
