@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.semantic_bench import NOW, new_entry  # noqa: E402
 from memactors.adapters.claude.inbox import find_common_dir  # noqa: E402
-from memactors.adapters.claude.surface_hook import respond  # noqa: E402
+from memactors.adapters.claude.surface_hook import FILE_BAR, respond  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.note_format import append_entry  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
@@ -44,7 +44,7 @@ from memactors.adapters.runtime.pipeline import RunOptions, build_services, cons
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.surfacing_store import build_surfacing_store, evaluate, scores  # noqa: E402
 
-ERROR = "Exit code 1\nFAILED tests/test_webhooks.py - payment webhooks: retries need a fix (timeouts)"
+ERROR = "Exit code 1\npayment webhooks retries blocked: need a fix"
 PROMPT = "why do payment webhooks need retries with backoff?"
 
 
@@ -110,7 +110,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def latency(path: Path, files: list[str], runs: int) -> dict[str, object]:
     command = str(Path(sys.executable).parent / "memactors")
     db = __import__("sqlite3").connect(path / ".git" / "memactors" / "surfacing.sqlite")
-    busiest = db.execute("SELECT path FROM file GROUP BY path ORDER BY count(*) DESC LIMIT 1").fetchone()
+    busiest = db.execute("SELECT path FROM file WHERE weight >= ? GROUP BY path ORDER BY count(*) DESC LIMIT 1",
+                         (FILE_BAR,)).fetchone()
     target = busiest[0] if busiest else files[0]
     base = {"transcript_path": "/tmp/t.jsonl", "cwd": str(path), "permission_mode": "default"}
     events = {
