@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sqlite3
+
 TYPE_CHECKING = False  # typing itself costs a hook milliseconds to import
 if TYPE_CHECKING:
     from collections.abc import Iterable
