@@ -19,7 +19,7 @@ import sqlite3
 
 TYPE_CHECKING = False  # typing itself costs a hook milliseconds to import
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 LEXICAL_FILE = "recall-lexical.sqlite"
@@ -65,15 +65,25 @@ def write_index(path: Path, rows: Iterable[tuple[str, str, str]], stamp: str) ->
     `stamp` (the run that wrote it, so a reader never pairs it with another run's entries).
 
     Raises sqlite3.Error when this Python's SQLite has no FTS5; nothing is left behind then."""
+
+    def fill(db: sqlite3.Connection) -> None:
+        with db:
+            create_entries(db, enumerate(rows))
+            db.execute("CREATE TABLE stamp(value TEXT NOT NULL)")
+            db.execute("INSERT INTO stamp VALUES (?)", (stamp,))
+
+    replace_database(path, fill)
+
+
+def replace_database(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
+    """Build a new SQLite file with `fill`, then rename it over `path`: a reader sees the old file or the
+    new one, never half of one; on any failure nothing is left behind and the old file stays."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     tmp.unlink(missing_ok=True)
     try:
         db = sqlite3.connect(tmp)
         try:
-            with db:
-                create_entries(db, enumerate(rows))
-                db.execute("CREATE TABLE stamp(value TEXT NOT NULL)")
-                db.execute("INSERT INTO stamp VALUES (?)", (stamp,))
+            fill(db)
         finally:
             db.close()
         os.replace(tmp, path)

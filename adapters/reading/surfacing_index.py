@@ -16,10 +16,9 @@ runs on every tool call and pays for every import):
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
-from memactors.adapters.reading.lexical_index import create_entries, match_words, query_words
+from memactors.adapters.reading.lexical_index import create_entries, match_words, query_words, replace_database
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,33 +55,25 @@ def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
                           links: Mapping[str, Sequence[tuple[int, float]]], run_id: str) -> None:
     """Replace the index at `path`; `links` maps a path to (position in `memories`, weight).
     Without FTS5 the index holds files only (errors and prompts then stay silent)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.unlink(missing_ok=True)
-    try:
-        db = sqlite3.connect(tmp)
+
+    def fill(db: sqlite3.Connection) -> None:
+        with db:
+            db.execute("CREATE TABLE meta(run_id TEXT NOT NULL)")
+            db.execute("INSERT INTO meta VALUES (?)", (run_id,))
+            db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, title TEXT)")
+            db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?)",
+                           ((i, m.id, m.namespace, m.date, m.title) for i, m in enumerate(memories)))
+            db.execute("CREATE TABLE file(path TEXT NOT NULL, row INTEGER NOT NULL, weight REAL NOT NULL)")
+            db.executemany("INSERT INTO file VALUES (?, ?, ?)",
+                           ((p, row, w) for p, rows in links.items() for row, w in rows))
+            db.execute("CREATE INDEX file_path ON file(path)")
         try:
             with db:
-                db.execute("CREATE TABLE meta(run_id TEXT NOT NULL)")
-                db.execute("INSERT INTO meta VALUES (?)", (run_id,))
-                db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, "
-                           "title TEXT)")
-                db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?)",
-                               ((i, m.id, m.namespace, m.date, m.title) for i, m in enumerate(memories)))
-                db.execute("CREATE TABLE file(path TEXT NOT NULL, row INTEGER NOT NULL, weight REAL NOT NULL)")
-                db.executemany("INSERT INTO file VALUES (?, ?, ?)",
-                               ((p, row, w) for p, rows in links.items() for row, w in rows))
-                db.execute("CREATE INDEX file_path ON file(path)")
-            try:
-                with db:
-                    create_entries(db, ((i, (m.title, m.body, m.tags)) for i, m in enumerate(memories)))
-            except sqlite3.OperationalError:
-                pass  # no FTS5 in this SQLite: files still work
-        finally:
-            db.close()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+                create_entries(db, ((i, (m.title, m.body, m.tags)) for i, m in enumerate(memories)))
+        except sqlite3.OperationalError:
+            pass  # no FTS5 in this SQLite: files still work
+
+    replace_database(path, fill)
 
 
 def open_index(path: str | Path) -> sqlite3.Connection | None:
