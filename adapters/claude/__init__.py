@@ -1,1 +1,2 @@
-"""Claude Code's side: the SessionStart context, hook setup (Claude Code and git), the hook inbox and the activation log recall writes."""
+"""Claude Code's side: the SessionStart context, surfacing (`memactors surface`) and what a session was shown,
+hook setup (Claude Code and git), the hooks-off switch, the hook inbox and the activation log recall writes."""

@@ -1,1 +1,3 @@
-"""Models: the local embedding model, its vector cache and kNN warm-up; the LLM client, its configuration, answer checkpoint and redaction."""
+"""Models: the local embedding model, its vector cache and kNN warm-up; the LLM providers (OpenAI-compatible APIs
+including Anthropic's, and the `claude` CLI), their configuration, chain with spending caps, prices, answer
+checkpoint and redaction."""
