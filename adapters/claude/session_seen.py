@@ -15,11 +15,15 @@ memory used, so surfacing never feeds its own ranking.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
 import time
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: parallel hooks may then, rarely, repeat a memory
+    fcntl = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False  # typing, pathlib and dataclasses cost the hook milliseconds to import
 if TYPE_CHECKING:
@@ -66,7 +70,8 @@ class SessionSeen:
         os.makedirs(self.directory, exist_ok=True)
         fresh = not os.path.exists(self.path)
         with open(self.path, "a+", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 if reset:
                     handle.truncate(0)
@@ -85,7 +90,8 @@ class SessionSeen:
                 handle.seek(0, os.SEEK_END)
                 yield seen
             finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                if fcntl is not None:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
         if fresh:
             self.prune()
 

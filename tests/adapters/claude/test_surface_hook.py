@@ -110,6 +110,19 @@ def test_the_same_memory_is_not_repeated_in_a_session_nor_the_same_event_answere
     assert shown(read(repo, "src/db/pool.py", session="another", tool_use="toolu_3"))
 
 
+def test_parallel_tool_calls_show_a_memory_once(repo: Repo) -> None:
+    change(repo, ["src/db/pool.py"], "pool")
+    repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
+    consolidate(repo)
+    hooks = [json.dumps({"session_id": "par", "cwd": str(repo.path), "hook_event_name": "PostToolUse",
+                         "tool_name": "Read", "tool_input": {"file_path": str(repo.path / "src/db/pool.py")},
+                         "tool_use_id": f"toolu_{i}"}) for i in range(8)]
+    running = [subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "surface"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, cwd=repo.path) for _ in hooks]
+    outputs = [process.communicate(hook, timeout=60)[0] for process, hook in zip(running, hooks)]
+    assert sum("Pool exhaustion" in out for out in outputs) == 1
+
+
 def test_what_session_start_showed_is_not_surfaced_and_compaction_starts_afresh(repo: Repo) -> None:
     change(repo, ["src/db/pool.py"], "pool")
     repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
