@@ -52,7 +52,7 @@ FIRST = ("decisions", "blockers")
 LOG_FILE = "surface.log"
 
 
-def run(argv: list[str], stdin: Any = None, stdout: Any = None, environ: Mapping[str, str] | None = None) -> int:
+def run(stdin: Any = None, stdout: Any = None, environ: Mapping[str, str] | None = None) -> int:
     """The hook's whole job; always 0."""
     env = os.environ if environ is None else environ
     if hooks_off(env) or env.get("MEMACTORS_SURFACING", "").strip().lower() in ("off", "0", "false", "no"):
@@ -160,7 +160,7 @@ def _log(common: str | None, line: str) -> None:
 
 def main() -> None:
     """`python -m memactors.adapters.claude.surface_hook`."""
-    sys.exit(run(sys.argv[1:]))
+    sys.exit(run())
 
 
 if __name__ == "__main__":

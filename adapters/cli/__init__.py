@@ -15,7 +15,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args == ["surface"]:
         from memactors.adapters.claude.surface_hook import run
 
-        return run([])
+        return run()
     from memactors.adapters.cli.main import main as parse_and_run
 
     return parse_and_run(args)

@@ -98,7 +98,7 @@ def _cmd_surface(args: argparse.Namespace) -> int:
     """Reached only through the full parser (the entry point runs `surface` without it)."""
     from memactors.adapters.claude.surface_hook import run
 
-    return run([])
+    return run()
 
 
 def _cmd_hooks(args: argparse.Namespace) -> int:

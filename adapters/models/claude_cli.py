@@ -19,7 +19,6 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pydantic
@@ -27,6 +26,7 @@ import trio
 from pydantic import BaseModel
 
 from memactors.actors.ports import Completion, InvalidAnswer, LLMUnavailable
+from memactors.adapters.claude.git_dirs import common_dir_of
 from memactors.adapters.claude.hook_switch import HOOKS_SWITCH, OFF
 from memactors.adapters.models.circuit_breaker import CircuitBreaker
 from memactors.adapters.models.llm_config import ProviderConfig
@@ -92,7 +92,7 @@ class ClaudeCodeLLM:
     async def _ask(self, system: str, user: str, schema: type[T]) -> Completion[T]:
         outcome = None
         with tempfile.TemporaryDirectory(prefix="memactors-llm-") as empty:
-            if _inside_a_repository(Path(empty)):
+            if common_dir_of(empty) is not None:  # the repository finder the hooks use, bare ones included
                 why = (f"the temporary directory {empty} is inside a git repository; point TMPDIR elsewhere so "
                        "the sub-session runs outside it")
                 self.breaker.failed(fatal=why)
@@ -254,7 +254,3 @@ def _first_line(data: bytes) -> str:
     line = text.splitlines()[0] if text else ""
     line, _hidden = redact(line[:200])
     return line
-
-
-def _inside_a_repository(path: Path) -> bool:
-    return any((parent / ".git").exists() for parent in (path.resolve(), *path.resolve().parents))
