@@ -180,8 +180,19 @@ def _refuse_hazards(text: str) -> None:
                     raise ValueError("yaml_too_deep")
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError:
-        raise ValueError("invalid_yaml") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(_yaml_error_reason(exc)) from None
+
+
+def _yaml_error_reason(exc: yaml.YAMLError) -> str:
+    """The skip reason for a YAML error: `yaml_too_deep` when libyaml refused the nesting itself.
+
+    libyaml (0.2.5 and later) refuses deep flow nesting in its scanner, which reads ahead of the
+    events our own depth check counts: the same hostile entry must get the same reason whichever
+    layer stops it.
+    """
+    problem = str(getattr(exc, "problem", "") or "")
+    return "yaml_too_deep" if "nesting depth" in problem else "invalid_yaml"
 
 
 def parse_front_matter(text: str) -> dict[str, Any]:
@@ -195,8 +206,8 @@ def parse_front_matter(text: str) -> dict[str, Any]:
     _refuse_hazards(text)
     try:
         loaded = yaml.load(text, Loader=_YamlLoader)
-    except yaml.YAMLError:
-        raise ValueError("invalid_yaml") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(_yaml_error_reason(exc)) from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -181,6 +181,17 @@ def test_deep_nesting_and_custom_tags_are_refused_by_reason() -> None:
     assert nested["tags"] == [["a", "b"], "c"]
 
 
+@pytest.mark.parametrize("nesting", [
+    "tags: " + "[" * 30_000 + "]" * 30_000,  # libyaml's scanner refuses this itself (PyYAML 6.0.2+)
+    "tags: " + "{a: " * 2_000 + "b" + "}" * 2_000,
+    "tags:\n" + "".join("  " * level + "- \n" for level in range(40)) + "  " * 40 + "- leaf",  # block style: ours
+])
+def test_deep_nesting_is_yaml_too_deep_whichever_layer_refuses_it(nesting: str) -> None:
+    head = "type: decisions\ntimestamp: '2024-01-01T00:00:00+00:00'\nsummary: s\n"
+    with pytest.raises(ValueError, match="^yaml_too_deep$"):
+        parse_front_matter(head + nesting)
+
+
 @given(st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=3)), min_size=1, max_size=25))
 def test_every_entry_gets_the_index_git_notes_memory_counted_for_it(shape) -> None:
     """Counted in one pass over the note: the same numbers as re-counting each prefix as upstream does."""
