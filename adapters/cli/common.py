@@ -78,3 +78,13 @@ def emit(args: argparse.Namespace, document: Any, text: str) -> None:
 
 def counts(counter: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "none"
+
+
+def check_namespaces(given: list[str] | None, present: set[str] | list[str] | tuple[str, ...]) -> None:
+    """A UsageError naming the valid namespaces when one of `given` is neither a known one nor in the store."""
+    from memactors.events.memory import KNOWN_NAMESPACES
+
+    valid = list(KNOWN_NAMESPACES) + sorted(set(present) - set(KNOWN_NAMESPACES))
+    unknown = [ns for ns in given or () if ns not in valid]
+    if unknown:
+        raise UsageError(f"unknown namespace {unknown[0]!r}; use one of: {', '.join(valid)}")

@@ -16,6 +16,7 @@ from memactors.adapters.cli.common import (
     EXIT_USAGE,
     Parents,
     UsageError,
+    check_namespaces,
     counts,
     emit,
     load_settings,
@@ -84,6 +85,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     settings = load_settings()
     store = open_store(args.repo, settings)
     store.check_readable()
+    check_namespaces(args.namespace, store.git.memory_refs())
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
     from memactors.adapters.claude.inbox import Inbox

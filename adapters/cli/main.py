@@ -41,11 +41,42 @@ def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParse
     return parser, handlers
 
 
+def _attach_dash_values(parser: argparse.ArgumentParser, argv: list[str], command: str | None) -> list[str]:
+    """`--summary ---` as `--summary=---`: argparse takes any word starting with `-` for an option.
+
+    Only for options of `command` that take one value, and only when the next word is not one of
+    that command's own options (so `--summary --json` still says the value is missing).
+    """
+    sub = next((a.choices.get(command) for a in parser._actions  # noqa: SLF001 - argparse keeps no public map
+                if isinstance(a, argparse._SubParsersAction)), None) if command else None  # noqa: SLF001
+    if sub is None:
+        return argv
+    known = {flag for action in sub._actions for flag in action.option_strings}  # noqa: SLF001
+    takes_value = {flag for action in sub._actions if action.option_strings and action.nargs is None  # noqa: SLF001
+                   and not isinstance(action, argparse._StoreConstAction)  # noqa: SLF001
+                   for flag in action.option_strings}
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if (word in takes_value and i + 1 < len(argv) and argv[i + 1].startswith("-")
+                and argv[i + 1] not in known and argv[i + 1] != "--"):
+            out.append(f"{word}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        if word == "--":
+            out.extend(argv[i + 1:])
+            break
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((word for word in argv if not word.startswith("-")), None)
     parser, handlers = build_parser((HOOK_COMMANDS[command],) if command in HOOK_COMMANDS else GROUPS)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_dash_values(parser, argv, command))
     if args.command in HOOK_COMMANDS:
         from memactors.adapters.claude.hook_switch import hooks_off
 

@@ -28,7 +28,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             description="Append a memory to the note of HEAD under refs/notes/mem/<namespace>, "
                             "in git-notes-memory's layout, and print its ID. The body is --content, or stdin "
                             "when stdin is not a terminal.")
-    p.add_argument("--namespace", required=True, metavar="NS")
+    p.add_argument("--namespace", required=True, metavar="NS",
+                   help="where the memory belongs: decisions, learnings, blockers, progress, patterns, research, "
+                   "reviews, retrospective, inception or elicitation")
     p.add_argument("--summary", required=True, help=f"one line, at most {MAX_SUMMARY_CHARS} characters")
     p.add_argument("--content", help="the markdown body (default: read stdin)")
     p.add_argument("--tags", default="", help="comma-separated tags")
@@ -74,25 +76,40 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 def _cmd_capture(args: argparse.Namespace) -> int:
     from datetime import timezone
 
-    from memactors.adapters.git.note_format import append_entry, serialize_entry, upstream_next_index
+    from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line, read_stdin_text
+    from memactors.adapters.git.note_format import (
+        append_entry,
+        read_back_problem,
+        serialize_entry,
+        upstream_next_index,
+    )
     from memactors.adapters.runtime.clock import SystemClock
     from memactors.events.memory import KNOWN_NAMESPACES
 
     if args.namespace not in KNOWN_NAMESPACES:
         raise UsageError(f"unknown namespace {args.namespace!r}; use one of: {', '.join(KNOWN_NAMESPACES)}")
-    summary = args.summary.strip()
+    cleaned = Cleaned()
+    summary = clean_line(args.summary, "--summary", cleaned).strip()
     if not summary or "\n" in summary:
         raise UsageError("--summary must be one non-empty line")
     if len(summary) > MAX_SUMMARY_CHARS:
         raise UsageError(f"--summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}")
     if args.content is not None:
-        content = args.content
+        content = clean_body(args.content, "--content", cleaned)
     elif not sys.stdin.isatty():
-        content = sys.stdin.read()
+        content = clean_body(read_stdin_text(), "stdin", cleaned)
     else:
         content = ""
     if len(content.encode()) > MAX_CONTENT_BYTES:
         raise UsageError(f"content is {len(content.encode())} bytes; the limit is {MAX_CONTENT_BYTES}: split it")
+
+    def items(value: str, what: str) -> list[str]:
+        parts = (clean_line(part, what, cleaned).replace("\n", " ").strip() for part in value.split(","))
+        return [part for part in parts if part]
+
+    tags, relates = items(args.tags, "--tags"), items(args.relates_to, "--relates-to")
+    spec = clean_line(args.spec, "--spec", cleaned).replace("\n", " ").strip() if args.spec else None
+    phase = clean_line(args.phase, "--phase", cleaned).replace("\n", " ").strip() if args.phase else None
     settings = load_settings()
     store = open_store(args.repo, settings)
     front: dict[str, Any] = {
@@ -100,17 +117,21 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         "timestamp": SystemClock().now().astimezone(timezone.utc).isoformat(),
         "summary": summary,
     }
-    if args.spec:
-        front["spec"] = args.spec
-    if args.phase:
-        front["phase"] = args.phase
-    tags = [t.strip() for t in args.tags.split(",") if t.strip()]
+    if spec:
+        front["spec"] = spec
+    if phase:
+        front["phase"] = phase
     if tags:
         front["tags"] = tags
-    relates = [r.strip() for r in args.relates_to.split(",") if r.strip()]
     if relates:
         front["relates_to"] = relates
     entry = serialize_entry(front, content)
+    problem = read_back_problem(args.namespace, entry, summary, tags, content)
+    if problem is not None:
+        raise UsageError(f"not captured: {problem}; nothing was written")
+    changed = cleaned.describe()
+    if changed:
+        print(f"memactors capture: {changed}", file=sys.stderr)
     assigned: list[int] = []
 
     def new_note(existing: bytes | None) -> bytes:

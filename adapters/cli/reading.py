@@ -12,6 +12,7 @@ from memactors.adapters.cli.common import (
     EXIT_OK,
     Parents,
     UsageError,
+    check_namespaces,
     emit,
     load_settings,
     open_store,
@@ -68,7 +69,9 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     from memactors.adapters.reading.read_cache import ReadCache, ReadModelMissing
     from memactors.adapters.reading.recall import MAX_QUERY_CHARS
 
-    query = args.query.strip()
+    from memactors.adapters.cli.text_input import Cleaned, clean_line
+
+    query = " ".join(clean_line(args.query, "the query", Cleaned()).split())
     if not query:
         raise UsageError("the query is empty; say what to look for")
     if len(query) > MAX_QUERY_CHARS:
@@ -101,6 +104,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH
 
         depth = max(args.limit, EVIDENCE_DEPTH)
+    check_namespaces(args.namespace, index.columns.namespaces)
     hits = search(index, query, mode=mode, limit=depth, namespaces=args.namespace, embedder=embedder)
     notes = []
     if not semantic(index, embedder):

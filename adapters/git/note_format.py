@@ -350,6 +350,26 @@ def serialize_entry(front_matter: dict[str, Any], body: str = "") -> str:
     return f"---\n{dumped}\n---\n"
 
 
+def read_back_problem(namespace: str, entry: str, summary: str, tags: list[str], body: str) -> str | None:
+    """Why `entry` would not read back as the one memory it was built from, or None when it would.
+
+    A capture must never write what the scanner then skips or reads differently (a body whose
+    `---` block looks like another entry's front matter, a value YAML turns into something else).
+    """
+    parsed = parse_note(namespace, "0" * 40, stripspace(entry).encode("utf-8"))
+    if parsed.skipped or len(parsed.memories) != 1:
+        reasons = ", ".join(parsed.skipped) or f"{len(parsed.memories)} entries"
+        return f"it would not read back as one memory ({reasons})"
+    memory = parsed.memories[0]
+    if memory.summary != summary:
+        return "its summary would read back differently"
+    if list(memory.tags) != tags:
+        return "its tags would read back differently"
+    if memory.body != stripspace(body).strip("\n").rstrip():
+        return "its body would read back differently (a `---` block inside it looks like front matter)"
+    return None
+
+
 def stripspace(text: str) -> str:
     """git's message cleanup for `git notes append -m`: trailing blanks off, blank runs collapsed."""
     out: list[str] = []

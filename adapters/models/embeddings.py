@@ -106,7 +106,9 @@ class LocalMiniLM:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         if self._session is None:
             self._load()
-        encodings = self._tokenizer.encode_batch([t if t.strip() else " " for t in texts])
+        # the tokenizer takes valid UTF-8 only: a lone surrogate (an undecodable argv byte) would raise
+        encodings = self._tokenizer.encode_batch(
+            [t.encode("utf-8", "replace").decode("utf-8") if t.strip() else " " for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for start in range(0, len(order), BATCH):
