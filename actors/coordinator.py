@@ -7,11 +7,22 @@ import math
 
 import trio
 
-from memactors.actors.ports import Clock
+from memactors.actors.ports import Clock, RunGate
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.events.pipeline import Event, RunCompleted, RunFailed, RunRequested, new_run_id
-from memactors.events.trigger import Drained, DrainRequested, InboxConsumed, TriggerFired
+from memactors.events.pipeline import (
+    Event,
+    RunCompleted,
+    RunFailed,
+    RunRequested,
+    new_run_id,
+)
+from memactors.events.trigger import (
+    Drained,
+    DrainRequested,
+    InboxConsumed,
+    TriggerFired,
+)
 
 log = logging.getLogger("memactors.daemon")
 
@@ -31,6 +42,11 @@ class Coordinator(Actor):
       retried with its triggers, but no run starts before `retry_base *
       2**(failures-1)` seconds (at most `retry_max`) after the last failure:
       a fault that persists costs one attempt every few minutes, never a hot loop.
+    - `consolidate` (a `memactors consolidate` handed over by the command line): a run
+      as soon as none is in flight, no debounce.
+    - Given a `gate`, a run starts only once this process holds it (another process's run
+      finishes first) and gives it back when the run ends: the daemon holds the repository
+      only while it runs.
     - `DrainRequested`: start nothing more, answer `Drained` when idle.
     Timing uses trio's clock, so tests drive it with an autojump clock.
     """
@@ -40,8 +56,10 @@ class Coordinator(Actor):
     publishes = (RunRequested, InboxConsumed, Drained)
 
     def __init__(self, bus: Bus, clock: Clock, *, debounce: float = 2.0, quiet: float = 300.0,
-                 max_delay: float = 30.0, retry_base: float = 5.0, retry_max: float = 300.0) -> None:
+                 max_delay: float = 30.0, retry_base: float = 5.0, retry_max: float = 300.0,
+                 gate: RunGate | None = None) -> None:
         super().__init__(bus)
+        self._gate = gate
         self._clock = clock
         self._debounce, self._quiet, self._max_delay = debounce, quiet, max_delay
         self._retry_base, self._retry_max = retry_base, retry_max
@@ -59,6 +77,13 @@ class Coordinator(Actor):
         self.runs_started = 0
 
     async def serve(self, inbox: trio.MemoryReceiveChannel[Event]) -> None:
+        try:
+            await self._serve(inbox)
+        finally:
+            if self._gate is not None:
+                self._gate.release()
+
+    async def _serve(self, inbox: trio.MemoryReceiveChannel[Event]) -> None:
         while True:
             event: Event | None = None
             idle = self._running is None and not self._draining
@@ -84,15 +109,19 @@ class Coordinator(Actor):
             self._full |= event.full
             self._paths.extend(event.inbox_paths)
             self._first = min(self._first, now)
-            if self._kinds == {"stop"}:
+            if event.kind == "consolidate":
+                self._due = now
+            elif self._kinds == {"stop"}:
                 self._due = now + self._quiet
             else:
                 self._due = min(now + self._debounce, self._first + self._max_delay)
         elif isinstance(event, (RunCompleted, RunFailed)) and event.run_id == self._running:
             self._finished(event)
             if isinstance(event, RunCompleted) and self._running_paths:
-                await self.bus.publish(InboxConsumed(inbox_paths=tuple(self._running_paths)))
+                await self.bus.publish(InboxConsumed(inbox_paths=tuple(self._running_paths), report=event.report))
             self._running, self._running_paths, self._running_full = None, [], False
+            if self._gate is not None:
+                self._gate.release()
             if self._draining:
                 await self.bus.publish(Drained())
         elif isinstance(event, DrainRequested):
@@ -101,6 +130,8 @@ class Coordinator(Actor):
                 await self.bus.publish(Drained())
 
     async def _start(self) -> None:
+        if self._gate is not None:
+            await self._gate.acquire()
         started = self._clock.now()
         request = RunRequested(run_id=new_run_id(started), trigger="+".join(sorted(self._kinds)),
                                started_at=started, full=self._full)

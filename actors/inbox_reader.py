@@ -6,7 +6,7 @@ import logging
 
 import trio
 
-from memactors.actors.ports import HookInbox
+from memactors.actors.ports import REQUEST_KINDS, HookInbox
 from memactors.bus.actor import LoopActor
 from memactors.bus.bus import Bus
 from memactors.events.pipeline import Event
@@ -34,6 +34,7 @@ class InboxReader(LoopActor):
         self._inbox = inbox
         self._interval = interval
         self._seen: set[str] = set()
+        self._requests: set[str] = set()  # files whose sender waits for the report
         self._failing = False
 
     async def run_loop(self) -> None:
@@ -53,11 +54,23 @@ class InboxReader(LoopActor):
                 path = str(event.path)
                 if path not in self._seen:
                     self._seen.add(path)
-                    await self.bus.publish(TriggerFired(kind=event.kind, inbox_paths=(path,)))
+                    if event.kind in REQUEST_KINDS:
+                        self._requests.add(path)
+                    await self.bus.publish(TriggerFired(kind=event.kind, full=bool(event.payload.get("full")),
+                                                        inbox_paths=(path,)))
             await trio.sleep(self._interval)
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, InboxConsumed):
+            requests = [p for p in event.inbox_paths if p in self._requests]
+            if requests and event.report is not None:
+                document = event.report.model_dump(mode="json")
+                for path in requests:
+                    try:
+                        await trio.to_thread.run_sync(self._inbox.answer, path, document)
+                    except OSError as exc:  # the sender stops waiting once its file is gone, answer or not
+                        log.warning("could not leave the run's report for %s (%s)", path, exc)
+                self._requests.difference_update(requests)
             try:
                 await trio.to_thread.run_sync(self._inbox.ack_paths, list(event.inbox_paths))
             except OSError as exc:

@@ -187,10 +187,20 @@ class ChangeFeed(Protocol):
     def changes(self) -> AsyncIterator[int]: ...
 
 
+#: Inbox kinds whose sender waits for the run's report (`HookInbox.answer`).
+REQUEST_KINDS = ("consolidate",)
+
+
 class HookInbox(Protocol):
-    """The durable hook inbox. Blocking: call from a worker thread."""
+    """The durable hook inbox. Blocking: call from a worker thread.
+
+    `pending` lists events (with `path`, `kind`, `payload`) and files moved aside as corrupt;
+    `answer` leaves a completed run's report for the sender of a request before `ack_paths` removes it.
+    """
 
     def pending(self) -> tuple[list[Any], list[Any]]: ...
+
+    def answer(self, event_path: str, document: dict[str, Any]) -> None: ...
 
     def ack_paths(self, paths: Sequence[str]) -> None: ...
 
@@ -199,3 +209,15 @@ class MemoryCounter(Protocol):
     """How many memories the store holds now. Blocking: call from a worker thread."""
 
     def count(self) -> int: ...
+
+
+class RunGate(Protocol):
+    """The right to run, shared with other processes (a one-shot `consolidate`, `sync`, `doctor --repair`).
+
+    `acquire` waits, cancellably, until this process holds it (a no-op while it already does);
+    `release` gives it back (a no-op when not held). Held only for the length of one run.
+    """
+
+    async def acquire(self) -> None: ...
+
+    def release(self) -> None: ...

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from memactors.events.pipeline import Event
+from memactors.events.report import RunReport
 
 
 class TriggerFired(Event):
     """Something happened that may call for a run.
 
     `kind`: `notes` (a memory ref changed), `commit`, `stop` (an agent turn
-    ended: activity, coalesced), `session-end`, `schedule` (periodic full run).
+    ended: activity, coalesced), `session-end`, `schedule` (periodic full run),
+    `consolidate` (a `memactors consolidate` handed to the daemon: run now).
     `inbox_paths` are the hook files this trigger came from, removed once a
     run that started after them completed.
     """
@@ -20,9 +22,10 @@ class TriggerFired(Event):
 
 
 class InboxConsumed(Event):
-    """A run completed after these inbox files arrived: they can go."""
+    """A run completed after these inbox files arrived: they can go (and requests among them get `report`)."""
 
     inbox_paths: tuple[str, ...]
+    report: RunReport | None = None
 
 
 class DrainRequested(Event):

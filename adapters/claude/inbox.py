@@ -19,7 +19,11 @@ from typing import Any
 
 from memactors.adapters.claude.git_dirs import common_dir_of
 
-INBOX_KINDS = ("commit", "stop", "session-end")
+INBOX_KINDS = ("commit", "stop", "session-end", "consolidate")
+#: Kinds whose sender waits for the run's report in `answers/` (a `memactors consolidate` handed to the daemon).
+REQUEST_KINDS = ("consolidate",)
+#: Answers nobody collected (the sender stopped waiting) go after this long.
+ANSWER_TTL_SECONDS = 24 * 3600.0
 log = logging.getLogger("memactors.inbox")
 
 
@@ -50,6 +54,7 @@ class Inbox:
     def __init__(self, common_dir: Path) -> None:
         self.directory = common_dir / "memactors" / "inbox"
         self.corrupt_directory = self.directory / "corrupt"
+        self.answers_directory = common_dir / "memactors" / "answers"
         self._unmovable: set[Path] = set()
 
     def drop(self, kind: str, payload: dict[str, Any] | None = None) -> Path:
@@ -94,6 +99,25 @@ class Inbox:
                 continue
             events.append(InboxEvent(path=path, kind=kind, at=at, payload=payload))
         return events, corrupt
+
+    def answer_path(self, event_path: Path | str) -> Path:
+        """Where the report for the request dropped as `event_path` appears."""
+        return self.answers_directory / Path(event_path).name
+
+    def answer(self, event_path: Path | str, document: dict[str, Any]) -> None:
+        """Leave `document` (a run's report) for the sender of a request; stale answers are swept."""
+        self.answers_directory.mkdir(parents=True, exist_ok=True)
+        target = self.answer_path(event_path)
+        tmp = target.with_name(f".{target.name}.tmp")
+        tmp.write_text(json.dumps(document))
+        os.replace(tmp, target)
+        cutoff = time.time() - ANSWER_TTL_SECONDS
+        for old in self.answers_directory.glob("*.json"):
+            try:
+                if old.stat().st_mtime < cutoff:
+                    old.unlink()
+            except OSError:
+                pass
 
     def ack(self, events: list[InboxEvent]) -> None:
         self.ack_paths([str(event.path) for event in events])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,4 +22,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return parse_and_run(args)
 
 
-__all__ = ["main"]
+def entry() -> NoReturn:
+    """The `memactors` executable: `main`, then an exit that is safe while a model thread still runs."""
+    from memactors.adapters.runtime.native_work import leave
+
+    try:
+        code = main()
+    except KeyboardInterrupt:  # before the command's own handling started (imports, parsing)
+        print("memactors: interrupted", file=sys.stderr)
+        code = 130
+    leave(code)
+
+
+__all__ = ["entry", "main"]

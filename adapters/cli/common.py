@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
+#: Ctrl-C (SIGINT) ended a one-shot command: 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
 MAX_SUMMARY_CHARS = 100
 MAX_CONTENT_BYTES = 100 * 1024
 
@@ -88,3 +90,12 @@ def check_namespaces(given: list[str] | None, present: set[str] | list[str] | tu
     unknown = [ns for ns in given or () if ns not in valid]
     if unknown:
         raise UsageError(f"unknown namespace {unknown[0]!r}; use one of: {', '.join(valid)}")
+
+
+def only_interrupts(error: BaseException) -> bool:
+    """True for a KeyboardInterrupt, or an exception group holding nothing else (trio wraps them)."""
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return all(only_interrupts(inner) for inner in error.exceptions)
+    return False

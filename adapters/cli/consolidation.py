@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from memactors.adapters.cli.common import (
     counts,
     emit,
     load_settings,
+    only_interrupts,
     open_store,
     run_services,
 )
@@ -32,7 +34,10 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             help="scan, tier and persist every memory",
                             description="Scan every memory, compute its retention and tier, and persist the "
                             "result to refs/notes/mem-meta with a run record in refs/notes/mem-runs. A run "
-                            "that changes nothing writes nothing.")
+                            "that changes nothing writes nothing. When `memactors run` serves the repository, "
+                            "the run is handed to it (its model is loaded already) and this command prints "
+                            "that run's report; --namespace and the caps run here, once the daemon is between "
+                            "runs.")
     p.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
     p.add_argument("--namespace", action="append", metavar="NS",
                    help="limit the run to this namespace (repeatable)")
@@ -45,6 +50,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                    help="cap this run's LLM spend in US dollars (default MEMACTORS_MAX_COST_USD); clusters "
                    "beyond the cap are handled offline. MEMACTORS_MAX_COST_USD_PER_DAY caps each day's runs "
                    "together, the daemon's included")
+    p.add_argument("--no-wait", action="store_true",
+                   help="when `memactors run` serves this repository, queue the run for it and return at once "
+                   "instead of waiting for its report")
 
     p = commands.add_parser("run", parents=[common], help="the background daemon: consolidate as memories arrive",
                             description="Keep the actors alive and run incremental consolidation when memories "
@@ -71,10 +79,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 
 
 def _cmd_consolidate(args: argparse.Namespace) -> int:
-    import trio
 
-    from memactors.adapters.runtime.clock import SystemClock
-    from memactors.adapters.runtime.pipeline import RunOptions, consolidate
+    from memactors.adapters.runtime.pipeline import RunOptions
 
     if args.max_llm_calls is not None and args.max_llm_calls < 0:
         raise UsageError("--max-llm-calls must be 0 or more")
@@ -89,23 +95,86 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
     from memactors.adapters.claude.inbox import Inbox
+    from memactors.adapters.git.repo_lock import daemon_holder
 
-    with _run_lock(store, dry_run=args.dry_run):
-        inbox = Inbox(store.git.common_dir)
-        queued, corrupt = inbox.pending() if not args.dry_run else ([], [])  # hooks' events: a run consumes them
+    inbox = Inbox(store.git.common_dir)
+    daemon = None if args.dry_run else daemon_holder(store.git.common_dir)
+    if daemon is not None and namespaces is None and args.max_llm_calls is None and args.max_cost_usd is None:
+        report = _hand_to_daemon(args, inbox, daemon)
+        if report is None:  # --no-wait
+            return EXIT_OK
+        if report == "stopped":  # the daemon left before it ran: the request is still queued, run it here
+            print("memactors consolidate: the daemon stopped before it ran; running here", file=sys.stderr)
+            report = _run_here(args, store, settings, options, inbox, wait=settings.lock_wait_seconds)
+    else:  # with a daemon present, wait for it to be between runs
+        report = _run_here(args, store, settings, options, inbox,
+                           wait=settings.lock_wait_seconds if daemon is not None else 0.0)
+    emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
+    return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait: float):
+    """One run in this process under the run lock; it drains the inbox (and answers handed-over requests)."""
+    import trio
+
+    from memactors.adapters.claude.inbox import REQUEST_KINDS
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.pipeline import consolidate
+
+    with _run_lock(store, dry_run=options.dry_run, wait=wait):
+        queued, corrupt = inbox.pending() if not options.dry_run else ([], [])  # hooks' events: a run consumes them
         for path in corrupt:
             logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
         services = run_services(store, settings, SystemClock(), args.max_llm_calls, args.max_cost_usd)
         report = trio.run(lambda: consolidate(services, options, handle_signals=True))
         if report.phase == "completed":
+            mine = os.getpid()
+            for event in queued:  # a `consolidate` handed to a daemon that never ran it: its sender waits
+                if event.kind in REQUEST_KINDS and event.payload.get("pid") != mine:
+                    try:
+                        inbox.answer(event.path, report.model_dump(mode="json"))
+                    except OSError as exc:
+                        logging.getLogger("memactors").warning("could not leave the report for %s: %s",
+                                                               event.path, exc)
             inbox.ack(queued)
             report = report.model_copy(update={"inbox_events": len(queued)})
-    emit(args, report.model_dump(mode="json"), _render_report(report, store.git.description))
-    return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+    return report
+
+
+def _hand_to_daemon(args: argparse.Namespace, inbox, daemon_pid: str):
+    """Queue this run for the daemon and wait for its report: the report, None with --no-wait, or
+    "stopped" when the daemon went away with the request still queued."""
+    import json
+    import time
+
+    from memactors.adapters.git.repo_lock import daemon_holder
+    from memactors.events.report import RunReport
+
+    request = inbox.drop("consolidate", {"full": bool(args.full), "pid": os.getpid()})
+    if args.no_wait:
+        print(f"memactors consolidate: queued for the memactors daemon (pid {daemon_pid}); it runs within "
+              "seconds (`memactors status` shows the last run)", file=sys.stderr)
+        return None
+    print(f"memactors consolidate: handed to the memactors daemon (pid {daemon_pid}); waiting for its run "
+          "(Ctrl-C stops waiting, the run goes on)", file=sys.stderr, flush=True)
+    answer = inbox.answer_path(request)
+    common = inbox.directory.parent.parent
+    while True:
+        if answer.exists():
+            try:
+                document = json.loads(answer.read_text())
+            except (OSError, ValueError):  # replaced atomically: a failed read is a vanished file
+                document = None
+            if document is not None:
+                answer.unlink(missing_ok=True)
+                return RunReport.model_validate(document)
+        elif request.exists() and daemon_holder(common) is None:
+            return "stopped"
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager
-def _run_lock(store, *, dry_run: bool) -> Iterator[None]:
+def _run_lock(store, *, dry_run: bool, wait: float = 0.0) -> Iterator[None]:
     """Hold the repository's run lock; a run that writes first checks it can (one line, exit 2, if not).
 
     A dry run writes nothing: on a read-only repository, where nobody can write either, it runs
@@ -117,7 +186,7 @@ def _run_lock(store, *, dry_run: bool) -> Iterator[None]:
     if not dry_run:
         store.git.check_writable()
     try:
-        lock = RepoLock(store.git.common_dir)
+        lock = RepoLock(store.git.common_dir, role="consolidate", wait=wait)
         lock.__enter__()
     except LockUnavailable as exc:
         if not dry_run:
@@ -194,6 +263,16 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    try:
+        return _serve(args)
+    except BaseException as exc:  # Ctrl-C before the daemon watches for it (imports, model start)
+        if not only_interrupts(exc):
+            raise
+        print("memactors run: stopped", file=sys.stderr)
+        return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
     import contextlib
 
     import trio
@@ -201,9 +280,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from memactors.adapters.claude.inbox import Inbox
     from memactors.adapters.git.memory_counter import StoreCounter
     from memactors.adapters.git.notes_feed import NotesFeed
-    from memactors.adapters.git.repo_lock import RepoLock
+    from memactors.adapters.git.repo_lock import DAEMON_LOCK, RepoLock
     from memactors.adapters.runtime.clock import SystemClock
     from memactors.adapters.runtime.daemon import Daemon, DaemonSettings, RepositoryGone
+    from memactors.adapters.runtime.run_gate import DaemonRunGate
 
     if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
         raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
@@ -213,8 +293,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     store.check_readable()
     common = store.git.common_dir
     with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(RepoLock(common))
+        try:  # one daemon per repository, for its whole life; the run lock only while it runs
+            held.enter_context(RepoLock(common, role="daemon-idle", name=DAEMON_LOCK))
         except OSError as exc:  # full disk, read-only file system: an environment error, not a traceback
             print(f"memactors run: cannot write under {common / 'memactors'} ({exc.strerror or exc}); "
                   "free some space or fix its permissions, then start it again", file=sys.stderr)
@@ -222,8 +302,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         services = run_services(store, settings, SystemClock())
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
-            threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base))
-        print(f"memactors run: watching {store.git.description} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
+            gate=DaemonRunGate(common))
+        print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",
+              file=sys.stderr, flush=True)
         try:
             trio.run(lambda: daemon.run(handle_signals=True))
         except RepositoryGone as exc:  # an environment error: nothing left to serve

@@ -14,7 +14,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memactors.adapters.cli.common import EXIT_BUSY, EXIT_OK, EXIT_USAGE, UsageError, parents
+from memactors.adapters.cli.common import (
+    EXIT_BUSY,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    only_interrupts,
+    parents,
+)
 
 #: The command group modules, in the order `--help` lists their commands.
 GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks", "llm")
@@ -106,11 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except RepositoryBusy as exc:
-        print(f"memactors: {exc}; wait for it to finish or stop it, then retry", file=sys.stderr)
+        print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except KeyboardInterrupt:
         print("memactors: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BaseExceptionGroup as group:  # Ctrl-C inside trio arrives wrapped with what it cancelled
+        if not only_interrupts(group):
+            raise
+        print("memactors: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:  # a write the checks could not foresee (permissions changed, disk full)

@@ -76,7 +76,12 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 def _cmd_capture(args: argparse.Namespace) -> int:
     from datetime import timezone
 
-    from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line, read_stdin_text
+    from memactors.adapters.cli.text_input import (
+        Cleaned,
+        clean_body,
+        clean_line,
+        read_stdin_text,
+    )
     from memactors.adapters.git.note_format import (
         append_entry,
         read_back_problem,
@@ -385,56 +390,80 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
 
 
 def _cmd_resolve(args: argparse.Namespace) -> int:
+    from memactors.actors.ports import StateConflict
+
+    store, view, _ = _state_view(args)
+    for attempt in range(1, RESOLVE_ATTEMPTS + 1):
+        # no run lock: a daemon or run in progress loses the compare-and-swap and starts over with this
+        # decision, or this command does and records it again on the run's result
+        try:
+            edge, resolution = _record_resolution(args, store, view)
+            break
+        except StateConflict as exc:
+            if attempt == RESOLVE_ATTEMPTS:
+                raise UsageError(f"the state kept changing ({exc}); run the command again") from None
+    when = "the daemon's next run applies it" if _daemon_running(store) else \
+        "the next `memactors consolidate` applies it"
+    text = (f"conflict {edge.id} resolved: {'both stand' if args.both else 'kept ' + args.keep}\n"
+            f"  recorded now; tiers and retention change when a run applies it ({when})")
+    emit(args, {"conflict_id": edge.id, "resolution": resolution, "applies": "next run"}, text)
+    return EXIT_OK
+
+
+#: How often `resolve` records its decision again when a run persisted meanwhile.
+RESOLVE_ATTEMPTS = 5
+
+
+def _daemon_running(store) -> bool:
+    from memactors.adapters.git.repo_lock import daemon_holder
+
+    return daemon_holder(store.git.common_dir) is not None
+
+
+def _record_resolution(args: argparse.Namespace, store, view):
+    """Write the user's decision on one conflict with compare-and-swap; (edge, resolution). Raises StateConflict."""
     from memactors.actors.persister import whole_notes
-    from memactors.actors.ports import StateChange, StateConflict
-    from memactors.adapters.git.repo_lock import RepoLock
+    from memactors.actors.ports import StateChange
     from memactors.adapters.runtime.clock import SystemClock
     from memactors.adapters.runtime.pipeline import new_run_id
     from memactors.events.report import RunReport
 
-    store, view, _ = _state_view(args)
-    with RepoLock(store.git.common_dir):
-        state = store.load_state()
-        wanted = args.conflict_id.strip()
-        matches = [e for e in state.edges.values()
-                   if e.edge_type.value == "contradicts" and len(wanted) >= 6 and e.id.startswith(wanted)]
-        if len(matches) != 1:
-            raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
-                             + "; see `memactors conflicts`")
-        edge = matches[0]
-        pair = (edge.source_key, edge.target_key)
-        meta_updates = {}
-        if args.both:
-            resolution = "both"
-            for key in pair:
-                meta = state.meta.get(key)
-                if meta and meta.superseded_by in pair:
-                    meta_updates[key] = meta.model_copy(update={"superseded_by": None})
-        else:
-            kept = view.find(args.keep.strip())
-            if kept is None or kept.memory.key not in pair:
-                raise UsageError(f"{args.keep!r} is not one of the two memories of conflict {edge.id}")
-            resolution = f"keep:{kept.memory.key}"
-            loser = pair[1] if kept.memory.key == pair[0] else pair[0]
-            meta = state.meta.get(loser)
-            if meta is not None:
-                meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
-        resolved = edge.model_copy(update={"resolution": resolution})
-        now = SystemClock().now()
-        run_commit = store.head() or state.meta[pair[0]].commit
-        report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
-                           phase="completed", persisted=True, head=store.head())
-        change = StateChange(
-            meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
-                                       {k: (m, m.commit) for k, m in meta_updates.items()}),
-            edges_by_commit=whole_notes(state.edges, state.edge_commits,
-                                        {edge.id: (resolved, state.edge_commits[edge.id])}),
-            report=report, run_commit=run_commit,
-        )
-        try:
-            store.commit(change, dict(state.tips))
-        except StateConflict as exc:
-            raise UsageError(f"the state changed meanwhile ({exc}); run the command again") from None
-    text = f"conflict {edge.id} resolved: {'both stand' if args.both else 'kept ' + args.keep}"
-    emit(args, {"conflict_id": edge.id, "resolution": resolution}, text)
-    return EXIT_OK
+    state = store.load_state()
+    wanted = args.conflict_id.strip()
+    matches = [e for e in state.edges.values()
+               if e.edge_type.value == "contradicts" and len(wanted) >= 6 and e.id.startswith(wanted)]
+    if len(matches) != 1:
+        raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
+                         + "; see `memactors conflicts`")
+    edge = matches[0]
+    pair = (edge.source_key, edge.target_key)
+    meta_updates = {}
+    if args.both:
+        resolution = "both"
+        for key in pair:
+            meta = state.meta.get(key)
+            if meta and meta.superseded_by in pair:
+                meta_updates[key] = meta.model_copy(update={"superseded_by": None})
+    else:
+        kept = view.find(args.keep.strip())
+        if kept is None or kept.memory.key not in pair:
+            raise UsageError(f"{args.keep!r} is not one of the two memories of conflict {edge.id}")
+        resolution = f"keep:{kept.memory.key}"
+        loser = pair[1] if kept.memory.key == pair[0] else pair[0]
+        meta = state.meta.get(loser)
+        if meta is not None:
+            meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
+    resolved = edge.model_copy(update={"resolution": resolution})
+    now = SystemClock().now()
+    run_commit = store.head() or state.meta[pair[0]].commit
+    report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
+                       phase="completed", persisted=True, head=store.head())
+    change = StateChange(
+        meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
+                                   {k: (m, m.commit) for k, m in meta_updates.items()}),
+        edges_by_commit=whole_notes(state.edges, state.edge_commits,
+                                    {edge.id: (resolved, state.edge_commits[edge.id])}),
+        report=report, run_commit=run_commit,
+    )
+    store.commit(change, dict(state.tips))
+    return edge, resolution

@@ -66,10 +66,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 
 
 def _cmd_recall(args: argparse.Namespace) -> int:
+    from memactors.adapters.cli.text_input import Cleaned, clean_line
     from memactors.adapters.reading.read_cache import ReadCache, ReadModelMissing
     from memactors.adapters.reading.recall import MAX_QUERY_CHARS
-
-    from memactors.adapters.cli.text_input import Cleaned, clean_line
 
     query = " ".join(clean_line(args.query, "the query", Cleaned()).split())
     if not query:
@@ -81,7 +80,10 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     settings = load_settings()
     embedder = None
     if settings.embeddings != "none":
-        from memactors.adapters.models.embeddings import PrefetchedQuery, embedder_from_env
+        from memactors.adapters.models.embeddings import (
+            PrefetchedQuery,
+            embedder_from_env,
+        )
 
         # the model loads and embeds the query while the store opens and the index loads: most of a cold
         # recall's time (wasted only when there is no index yet, or one without vectors)

@@ -62,23 +62,25 @@ def _cmd_sync(args: argparse.Namespace) -> int:
               "\n".join([f"memactors sync --setup: {args.remote}", *(f"  {line}" for line in lines)]))
         return EXIT_OK
     print(f"memactors sync: fetching from {args.remote}...", file=sys.stderr, flush=True)
-    report = sync(store, args.remote, dry_run=args.dry_run)
+    report = sync(store, args.remote, dry_run=args.dry_run, lock_wait=settings.lock_wait_seconds)
     lines = [f"memactors sync {'(dry run) ' if report.dry_run else ''}with {report.remote}: "
              f"{report.attempts} round(s), {report.retries} retried"]
     for ref in report.refs:
         if ref.outcome.value == "up-to-date":
             continue
         counts = f"+{ref.added_locally} here, +{ref.pushed} there" if ref.added_locally or ref.pushed else ""
-        lines.append(f"  {ref.ref:<34} {ref.outcome.value:<9} {counts}" + (f"  ({ref.detail})" if ref.detail else ""))
-    lines.append(f"  entries: {report.entries_added_locally} received, {report.entries_pushed} sent, "
-                 f"{report.entries_lost} lost; state records: {report.records_added_locally} received, "
-                 f"{report.records_pushed} sent")
+        outcome = _WOULD.get(ref.outcome.value, ref.outcome.value) if report.dry_run else ref.outcome.value
+        lines.append(f"  {ref.ref:<34} {outcome:<13} {counts}" + (f"  ({ref.detail})" if ref.detail else ""))
+    received, sent = ("would receive", "would send") if report.dry_run else ("received", "sent")
+    lines.append(f"  entries: {report.entries_added_locally} {received}, {report.entries_pushed} {sent}, "
+                 f"{report.entries_lost} lost; state records: {report.records_added_locally} {received}, "
+                 f"{report.records_pushed} {sent}")
     if report.remote_notes_rebuilt:
         lines.append(f"  rebuilt {report.remote_notes_rebuilt} line-sorted notes of the remote from their history")
     if not report.changed:
         lines.append("  already in sync: nothing changed")
-    elif not report.dry_run:
-        lines.append("  next: `memactors consolidate` re-tiers what arrived")
+    elif not report.dry_run and report.entries_added_locally:
+        lines.append("  next: `memactors consolidate` (or the daemon, if it runs) tiers what arrived")
     lines += [f"  error: {e}" for e in report.errors]
     emit(args, report.model_dump(mode="json"), "\n".join(lines))
     return EXIT_ERRORS if report.errors else EXIT_OK
@@ -89,14 +91,15 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
     if args.dry_run and not args.repair:
         raise UsageError("--dry-run goes with --repair")
-    store = open_store(args.repo, load_settings())
+    settings = load_settings()
+    store = open_store(args.repo, settings)
     if args.repair:
-        report = repair(store, dry_run=args.dry_run)
+        report = repair(store, dry_run=args.dry_run, lock_wait=settings.lock_wait_seconds)
         verb = "would rebuild" if args.dry_run else "rebuilt"
         entries = sum(d.entries_recoverable for d in report.repaired if d.namespace is not None)
         records = report.entries_restored - entries
-        restored = f"{entries} entries" + (f", {records} state records" if records else "")
-        lines = [f"memactors doctor --repair: {verb} {len(report.repaired)} notes ({restored}); "
+        restored = _plural(entries, "entry", "entries") + (f", {_plural(records, 'state record')}" if records else "")
+        lines = [f"memactors doctor --repair: {verb} {_plural(len(report.repaired), 'note')} ({restored}); "
                  f"{len(report.unrepairable)} cannot be rebuilt"]
         lines += [f"  {_where(d)}: {verb}" + _restored(d) for d in report.repaired]
         lines += [f"  {_where(d)}: left as is, {_no_way_back(d)}" for d in report.unrepairable]
@@ -107,8 +110,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     found = diagnose(store)
     damaged = [d for d in found if d.damage == "line_sort"]
     unreadable = [d for d in found if d.damage != "line_sort"]
-    lines = [f"memactors doctor: {len(damaged)} notes damaged by a line-sorting merge"
-             + (f", {len(unreadable)} state notes unreadable" if unreadable else "")]
+    lines = [f"memactors doctor: {_plural(len(damaged), 'note')} damaged by a line-sorting merge"
+             + (f", {_plural(len(unreadable), 'state note')} unreadable" if unreadable else "")]
     for d in unreadable:
         lines.append(f"  {_where(d)}: {d.reason}; " + (f"repairable from history{_restored(d)}" if d.repairable
                                                         else _no_way_back(d)))
@@ -123,6 +126,14 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         lines.append("repair with: memactors doctor --repair (the damaged version stays in history)")
     emit(args, [d.model_dump(mode="json") for d in found], "\n".join(lines))
     return EXIT_ERRORS if found else EXIT_OK
+
+
+#: What each ref outcome of a dry run means: nothing moved.
+_WOULD = {"fetched": "would fetch", "pushed": "would push", "merged": "would merge"}
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _where(note) -> str:

@@ -351,15 +351,17 @@ def diagnose(target: GitStore | MemoryStore | str | os.PathLike[str]) -> list[Da
     return [note for note, _ in _scan_all(git)]
 
 
-def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
+def repair(target: GitStore | MemoryStore | str | os.PathLike[str], *, dry_run: bool = False,
+           lock_wait: float = 0.0) -> RepairReport:
     """Rebuild every repairable damaged note into one new notes commit per ref, the damage kept in history.
 
-    Holds the repository lock (raises RepositoryBusy while a run holds it);
+    Holds the repository lock, waiting up to `lock_wait` seconds for a run in progress (then
+    RepositoryBusy naming the holder);
     moves refs with compare-and-swap, so a capture racing the repair makes
     it fail cleanly (StoreError) rather than lose the capture.
     """
     git = git_of(target)
-    with RepoLock(git.common_dir):
+    with RepoLock(git.common_dir, role="doctor --repair", wait=lock_wait):
         found = _scan_all(git)
         repaired = [note for note in (n for n, _ in found) if note.repairable]
         unrepairable = [note for note in (n for n, _ in found) if not note.repairable]

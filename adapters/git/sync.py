@@ -163,16 +163,18 @@ def sync(
     *,
     dry_run: bool = False,
     max_attempts: int = MAX_ATTEMPTS,
+    lock_wait: float = 0.0,
 ) -> SyncReport:
     """Fetch `remote`'s memory and state refs, merge them into ours entry by entry, push the result.
 
-    Holds the repository lock (RepositoryBusy while a run holds it). Raises
+    Holds the repository lock, waiting up to `lock_wait` seconds for a run in
+    progress (then RepositoryBusy naming the holder). Raises
     SyncError, with local refs untouched, for a missing or unreachable remote
     or a state note it cannot read. A dry run fetches into the tracking
     refs only: no local memory or state ref moves, nothing is pushed.
     """
     git = git_of(target)
-    with RepoLock(git.common_dir):
+    with RepoLock(git.common_dir, role="sync", wait=lock_wait):
         where = _resolve_remote(git, remote)
         added_entries = added_records = rebuilt = 0
         retries = 0

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from memactors.adapters.runtime.native_work import native_work
+
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -104,6 +106,10 @@ class LocalMiniLM:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        with native_work():  # a process ending meanwhile must not tear onnxruntime down under this thread
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if self._session is None:
             self._load()
         # the tokenizer takes valid UTF-8 only: a lone surrogate (an undecodable argv byte) would raise
@@ -150,7 +156,12 @@ class OpenAIEmbeddings:
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         import openai
-        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+        from tenacity import (
+            Retrying,
+            retry_if_exception_type,
+            stop_after_attempt,
+            wait_exponential,
+        )
 
         retryable = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
                      openai.APIConnectionError)

@@ -47,6 +47,12 @@ class KnnWarmup:
         self._compile = compile
         self.state = WarmState.COLD
 
+    def _compile_natively(self) -> None:
+        from memactors.adapters.runtime.native_work import native_work
+
+        with native_work():  # abandoned on a stop: the process must not finalise numba under it
+            self._compile()
+
     def crossover(self) -> int:
         """Memories from which a full kNN build uses pynndescent (thread-safe: one attribute read)."""
         if self.state is WarmState.WARM:
@@ -66,7 +72,7 @@ class KnnWarmup:
         log.info("compiling the approximate kNN (pynndescent) in the background")
         try:
             started = trio.current_time()
-            await trio.to_thread.run_sync(self._compile, abandon_on_cancel=True)
+            await trio.to_thread.run_sync(self._compile_natively, abandon_on_cancel=True)
         except trio.Cancelled:
             self.state = WarmState.COLD
             raise

@@ -11,7 +11,13 @@ import trio
 from memactors.actors.coordinator import Coordinator
 from memactors.actors.inbox_reader import InboxReader
 from memactors.actors.notes_watcher import NotesWatcher
-from memactors.actors.ports import ChangeFeed, Embedder, HookInbox, MemoryCounter
+from memactors.actors.ports import (
+    ChangeFeed,
+    Embedder,
+    HookInbox,
+    MemoryCounter,
+    RunGate,
+)
 from memactors.actors.scheduler import Scheduler
 from memactors.actors.threshold_watcher import ThresholdWatcher
 from memactors.adapters.git.store import StoreError
@@ -87,12 +93,13 @@ class Daemon:
     `health_interval` of the repository being deleted or moved. Before the
     pipeline starts, the local embedding model is loaded (in a worker thread,
     abandoned if stopped); once a run saw a big store, pynndescent compiles
-    in the background (see `KnnWarmup`).
+    in the background (see `KnnWarmup`). Given a `gate`, each run holds it
+    while it runs, and only then.
     """
 
     def __init__(self, services: Services, feed: ChangeFeed, inbox: HookInbox,
                  settings: DaemonSettings = DaemonSettings(), counter: MemoryCounter | None = None,
-                 knn: KnnWarmup | None = None) -> None:
+                 knn: KnnWarmup | None = None, gate: RunGate | None = None) -> None:
         self.services = services
         self.bus = Bus()
         self.settings = settings
@@ -108,7 +115,7 @@ class Daemon:
         children = pipeline_children(services, crossover=self.knn.crossover) + [
             ChildSpec("coordinator", lambda bus: Coordinator(
                 bus, services.clock, debounce=s.debounce, quiet=s.quiet, max_delay=s.max_delay,
-                retry_base=s.retry_base, retry_max=s.retry_max)),
+                retry_base=s.retry_base, retry_max=s.retry_max, gate=gate)),
             ChildSpec("notes-watcher", lambda bus: NotesWatcher(bus, feed)),
             ChildSpec("inbox", lambda bus: InboxReader(bus, inbox, interval=s.inbox_interval)),
             ChildSpec("scheduler", lambda bus: Scheduler(bus, every=s.schedule_every)),

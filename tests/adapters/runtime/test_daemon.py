@@ -84,7 +84,8 @@ def test_sigint_stops_the_daemon_cleanly_and_a_second_daemon_is_refused(repo: Re
             if "(startup)" in line:
                 break
         second = run_cli("run", "--repo", str(repo.path))
-        assert second.returncode == 3 and "another memactors run holds" in second.stderr
+        assert second.returncode == 3, second.stderr
+        assert f"the memactors daemon (`memactors run`, pid {daemon.pid}) already serves" in second.stderr
         deadline = time.monotonic() + 30
         while git(repo.path, "rev-parse", "-q", "--verify", META_REF, check=False).returncode != 0:
             assert time.monotonic() < deadline
