@@ -92,6 +92,20 @@ def check_namespaces(given: list[str] | None, present: set[str] | list[str] | tu
         raise UsageError(f"unknown namespace {unknown[0]!r}; use one of: {', '.join(valid)}")
 
 
+def interrupted(command: str | None) -> int:
+    """Ctrl-C's exit, the same at every moment: `run` has stopped (0), any other command was interrupted (130)."""
+    import sys
+
+    from memactors.adapters.runtime.process_exit import mark_interrupted
+
+    mark_interrupted()
+    if command == "run":
+        print("memactors run: stopped", file=sys.stderr)
+        return EXIT_OK
+    print("memactors: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def only_interrupts(error: BaseException) -> bool:
     """True for a KeyboardInterrupt, or an exception group holding nothing else (trio wraps them)."""
     if isinstance(error, KeyboardInterrupt):

@@ -20,6 +20,7 @@ from memactors.adapters.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    interrupted,
     only_interrupts,
     parents,
 )
@@ -29,6 +30,9 @@ GROUPS = ("consolidation", "memories", "reading", "sharing", "hooks", "llm")
 #: Commands that hooks run (nothing but the standard library on their path, never an error exit),
 #: and the one group each needs: a hook loads only that group's module.
 HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
+#: Commands that change nothing (recall's use log is written by temporary file and rename): Ctrl-C ends them
+#: at once, whatever thread is loading the model meanwhile.
+READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "conflicts", "llm"})
 
 
 def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParser,
@@ -91,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hooks_off():  # inside memactors' own LLM sub-session, or silenced by the user
             return EXIT_OK
         return handlers[args.command](args)
+    if args.command in READ_ONLY_COMMANDS:
+        from memactors.adapters.runtime.process_exit import exit_on_interrupt
+
+        exit_on_interrupt(EXIT_INTERRUPTED, "memactors: interrupted")
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="memactors: %(message)s",
@@ -117,13 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except KeyboardInterrupt:
-        print("memactors: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted(args.command)
     except BaseExceptionGroup as group:  # Ctrl-C inside trio arrives wrapped with what it cancelled
         if not only_interrupts(group):
             raise
-        print("memactors: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted(args.command)
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:  # a write the checks could not foresee (permissions changed, disk full)

@@ -1,4 +1,4 @@
-"""Native work in worker threads, tracked so a process can end safely while some is still running.
+"""How a memactors process ends: safely while native work runs in a worker thread, and at once on Ctrl-C.
 
 Loading or running the ONNX embedding model, or numba compiling pynndescent, happens in worker
 threads that a command may abandon (an error, Ctrl-C, an early return). Python's normal exit then
@@ -10,6 +10,7 @@ that teardown whenever such work is in flight. Standard library only: every hook
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import NoReturn
 
 _lock = threading.Lock()
 _active = 0
+_interrupted = False
 
 
 @contextmanager
@@ -39,13 +41,25 @@ def in_flight() -> bool:
         return _active > 0
 
 
+def mark_interrupted() -> None:
+    """Record that a Ctrl-C was handled: `leave` then ends the process without finalisation.
+
+    CPython remembers a KeyboardInterrupt that passed through C code running Python source (pybind11
+    modules do) and, at a normal exit, kills itself with SIGINT even though we handled it: the
+    documented exit code would turn into a signal death now and then.
+    """
+    global _interrupted
+    _interrupted = True
+
+
 def leave(code: int) -> NoReturn:
-    """End the process with `code`: normally, or, with native work still running, flushed and at once.
+    """End the process with `code`: normally, or, with native work still running (or after a handled
+    Ctrl-C), flushed and at once.
 
     `os._exit` skips interpreter finalisation and C++ static destructors; our own files are never
     written by those threads, and stdout and stderr are flushed first, so nothing is lost.
     """
-    if in_flight():
+    if in_flight() or _interrupted:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -53,3 +67,21 @@ def leave(code: int) -> NoReturn:
                 pass
         os._exit(code)
     sys.exit(code)
+
+
+def exit_on_interrupt(code: int, message: str) -> None:
+    """From now on, Ctrl-C prints `message` and ends the process at once with `code`.
+
+    For commands that write nothing, or only by temporary file and rename: a KeyboardInterrupt
+    raised into the main thread while a worker thread imports or loads the model can leave
+    Python's import lock held, and the command then hangs instead of ending. Main thread only.
+    """
+    def handler(signum: int, frame: object) -> None:
+        try:
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(code)
+
+    signal.signal(signal.SIGINT, handler)

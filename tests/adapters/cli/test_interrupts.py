@@ -1,0 +1,81 @@
+"""Ctrl-C at any moment ends a command with its documented exit code: never an abort, never a traceback.
+
+Documented: a one-shot command interrupted exits 130; `memactors run` stopped by a signal exits 0; a
+`recall` before the first consolidation exits 2. The model loads in a worker thread early in both, so
+random moments land before, during and after the load.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from memactors.adapters.runtime.process_exit import in_flight, native_work
+from tests.conftest import Repo, run_cli
+
+
+def _interrupted(command: list[str], after: float) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", *command],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def _check(results: list[tuple[float, subprocess.CompletedProcess]], allowed: set[int]) -> None:
+    for after, result in results:
+        assert result.returncode in allowed, (after, result.returncode, result.stderr[-2000:])
+        assert "Traceback" not in result.stderr and "terminate called" not in result.stderr, (after, result.stderr)
+
+
+def test_recall_interrupted_at_random_moments_exits_only_with_documented_codes(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage", "WAL mode for concurrent writers.")
+    moments = random.Random(22).sample([i / 20 for i in range(1, 24)], 8)
+    before = [(t, _interrupted(["recall", "storage", "--repo", str(repo.path)], t)) for t in moments]
+    _check(before, {2, 130})  # 2: not consolidated yet, said in one line
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    after = [(t, _interrupted(["recall", "storage", "--no-track", "--repo", str(repo.path)], t)) for t in moments]
+    _check(after, {0, 130})
+    assert {r.returncode for _, r in before + after} & {130}, "no moment landed while the command ran"
+
+
+def test_run_interrupted_at_random_moments_always_stops_with_exit_0(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    moments = random.Random(7).sample([i / 10 for i in range(1, 25)], 8)
+    results = [(t, _interrupted(["run", "--repo", str(repo.path)], t)) for t in moments]
+    _check(results, {0})
+    assert all("memactors run: stopped" in r.stderr for _, r in results)
+
+
+def test_a_process_leaving_during_native_work_exits_at_once_with_its_code() -> None:
+    """What `leave` does when a worker thread is still inside native code: flushed output, the exact code."""
+    script = (
+        "import sys, threading, time\n"
+        "from memactors.adapters.runtime.process_exit import native_work, leave\n"
+        "started = threading.Event()\n"
+        "def work():\n"
+        "    with native_work():\n"
+        "        started.set(); time.sleep(30)\n"
+        "threading.Thread(target=work).start()\n"  # not a daemon thread: a normal exit would wait 30 s
+        "started.wait(); print('bye', end='')\n"
+        "leave(7)\n")
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=25)
+    assert (result.returncode, result.stdout) == (7, "bye")
+    assert time.monotonic() - started < 20
+
+
+def test_native_work_is_counted_while_it_runs_and_not_after() -> None:
+    assert not in_flight()
+    with native_work():
+        assert in_flight()
+    with pytest.raises(RuntimeError), native_work():
+        raise RuntimeError("a failed load")
+    assert not in_flight()
