@@ -24,16 +24,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> NoReturn:
     """The `memactors` executable: `main`, then an exit that is safe while a model thread still runs."""
-    from memactors.adapters.runtime.process_exit import leave
-
-    import signal
-
     try:
         code = main()
     except KeyboardInterrupt:  # before the command's own handling started (imports, parsing)
         from memactors.adapters.cli.common import interrupted
 
         code = interrupted(next((word for word in sys.argv[1:] if not word.startswith("-")), None))
+    import signal
+
+    from memactors.adapters.runtime.process_exit import leave
+
     # the command is done and has said so: a Ctrl-C now must not turn its exit code into a signal death
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     leave(code)

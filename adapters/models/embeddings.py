@@ -156,6 +156,8 @@ class OpenAIEmbeddings:
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         import openai
+
+        from memactors.adapters.models.redaction import redact
         from tenacity import (
             Retrying,
             retry_if_exception_type,
@@ -167,7 +169,8 @@ class OpenAIEmbeddings:
                      openai.APIConnectionError)
         rows: list[list[float]] = []
         for start in range(0, len(texts), 256):
-            batch = [t if t.strip() else " " for t in texts[start : start + 256]]
+            # secrets never leave the machine, embeddings included
+            batch = [redact(t)[0] if t.strip() else " " for t in texts[start : start + 256]]
             for attempt in Retrying(stop=stop_after_attempt(self._attempts), reraise=True,
                                     wait=wait_exponential(multiplier=self._backoff, max=10),
                                     retry=retry_if_exception_type(retryable)):

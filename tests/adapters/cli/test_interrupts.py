@@ -37,7 +37,7 @@ def _check(results: list[tuple[float, subprocess.CompletedProcess]], allowed: se
 
 def test_recall_interrupted_at_random_moments_exits_only_with_documented_codes(repo: Repo) -> None:
     repo.capture("decisions", "Use SQLite for storage", "WAL mode for concurrent writers.")
-    moments = random.Random(22).sample([i / 20 for i in range(1, 24)], 8)
+    moments = random.Random(22).sample([i / 20 for i in range(2, 24)], 8)  # from 0.1 s: after Python started
     before = [(t, _interrupted(["recall", "storage", "--repo", str(repo.path)], t)) for t in moments]
     _check(before, {2, 130})  # 2: not consolidated yet, said in one line
     assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
