@@ -28,7 +28,8 @@ T = TypeVar("T", bound=BaseModel)
 class ScanOutcome:
     """Every memory in scope (one per stable key) and what could not be read.
 
-    `unreadable_refs` holds memory refs skipped whole (ref -> one line saying why and what to do).
+    `unreadable_refs` holds memory refs skipped whole (ref -> one line saying why and what to do);
+    `skipped_notes` where unreadable entries sit: (ref, commit, reason, how many), copies not counted.
     """
 
     memories: list[Memory]
@@ -36,6 +37,7 @@ class ScanOutcome:
     warnings: Counter[str] = field(default_factory=Counter)
     tips: dict[str, str] = field(default_factory=dict)
     unreadable_refs: dict[str, str] = field(default_factory=dict)
+    skipped_notes: list[tuple[str, str, str, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

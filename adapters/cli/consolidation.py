@@ -86,7 +86,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
         raise UsageError("--max-llm-calls must be 0 or more")
     if args.max_cost_usd is not None and not args.max_cost_usd >= 0:
         raise UsageError("--max-cost-usd must be 0 or more (US dollars)")
-    if sys.stderr.isatty():  # progress for people watching; scripts get the report only
+    if sys.stderr.isatty() and not args.json:  # progress for people watching; scripts get the report only
         logging.getLogger("memactors.progress").setLevel(logging.INFO)
     settings = load_settings()
     store = open_store(args.repo, settings)
@@ -340,13 +340,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     services = run_services(store, settings, clock)
     report = trio.run(lambda: consolidate(services, RunOptions(trigger="demo")))
     text = "\n".join([
-        f"demo store: {target} ({built.commits} commits, {built.entries} entries over {built.months} months, "
-        f"{built.duplicates} duplicates, {built.stale_decisions} replaced decisions, {built.broken} broken entries)",
+        f"demo store: {target} ({built.commits} commits, {built.entries} entries over {built.months} months)",
+        f"  built in: {built.duplicates} exact duplicates (a hook that fired twice), {built.repeats} repeats "
+        f"(the same fact captured again later), {built.stale_decisions} decisions replaced later, "
+        f"{built.contradictions} decision taken back (a conflict for you), {built.broken} broken entries",
         _render_report(report, str(target)),
+        "  how to read it: exact duplicates are skipped at the scan; the repeats are (nearly all) the copies",
+        "  collapsed (one capture kept, the rest subsumed by it); newly superseded or subsumed = those copies plus the",
+        "  decisions the judge found replaced (the offline judge also reads a few repeats with a change word",
+        "  as replaced); broken entries are skipped, never changed.",
         "",
         "next: memactors status --repo " + str(target),
         "      memactors tiers --repo " + str(target),
-        "      git -C " + str(target) + " notes --ref=refs/notes/mem-meta show HEAD~3",
+        "      memactors conflicts --repo " + str(target) + "   (then `memactors resolve ID --keep MEMORY-ID`)",
+        "      memactors recall \"what do we use for the primary database\" --repo " + str(target),
     ])
     emit(args, {"repository": str(target), "built": built.__dict__, "report": report.model_dump(mode="json")}, text)
     return EXIT_ERRORS if report.errors else EXIT_OK

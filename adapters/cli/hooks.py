@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -130,10 +131,8 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                     "Stop, SessionEnd, SessionStart, PostToolUse, PostToolUseFailure and UserPromptSubmit hooks added")
                 if not args.print_only and not _llm_named():
                     lines += LLM_OPTIONS
-                if not args.local and shutil.which("memactors") is None:
-                    lines.append("note: `memactors` is not on PATH here, so these hooks will not run until it "
-                                 "is (pipx install, or activate the venv Claude Code starts from); or reinstall "
-                                 "them with --local")
+                if not args.local:
+                    lines += _path_notes(shutil.which("memactors"), os.environ.get("VIRTUAL_ENV"))
             else:
                 for settings_file in (hook_setup.SHARED_SETTINGS, hook_setup.LOCAL_SETTINGS):
                     if (workdir / settings_file).exists():
@@ -147,8 +146,32 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
     elif args.action == "install" and "origin" in store.git.repo.remotes.names():
         lines.append("to share memories through origin: memactors hooks install --sync-remote origin "
                      "(or memactors sync --setup)")
+    if args.action == "install" and not args.print_only:
+        lines += next_steps(store.git.description)
     print("\n".join(lines))
     return EXIT_OK
+
+
+def _path_notes(found: str | None, venv: str | None) -> list[str]:
+    """What to tell a user whose committed hooks name `memactors` bare, given where it resolves now."""
+    remedy = ("install it where every shell finds it (`pipx install memactors` or `uv tool install memactors`), "
+              "or reinstall these hooks with --local (they then name this machine's Python by path)")
+    if found is None:
+        return [f"warning: `memactors` is not on PATH here, so these hooks fail until it is: {remedy}"]
+    if venv and os.path.realpath(found).startswith(os.path.realpath(venv) + os.sep):
+        return [f"warning: `memactors` is found only through the activated virtual environment {venv}; "
+                f"Claude Code started from another shell will not find it and its hooks will fail: {remedy}"]
+    return []
+
+
+def next_steps(where: str) -> list[str]:
+    """After an install: what the hooks do, and what does the work."""
+    return [
+        "next: the hooks only queue events (a few milliseconds each); consolidation happens in a run:",
+        f"  keep `memactors run --repo {where}` running (a terminal or tmux pane; or a systemd user service /",
+        "  launchd agent running that command), which consolidates as memories arrive; or",
+        "  run `memactors consolidate` now and then: it drains the queued events too.",
+    ]
 
 
 #: What `hooks install --claude` tells a user whose runs are offline: the two ways to use the Claude they have.

@@ -35,6 +35,15 @@ HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
 READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "conflicts", "llm"})
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memactors")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParser,
                                                           dict[str, Callable[[argparse.Namespace], int]]]:
     parser = argparse.ArgumentParser(
@@ -45,6 +54,7 @@ def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParse
         epilog="Exit codes: 0 done, 1 done with errors, 2 usage or environment error, "
         "3 another run holds the repository.",
     )
+    parser.add_argument("--version", action="version", version=f"memactors {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     shared = parents()
     handlers: dict[str, Any] = {}

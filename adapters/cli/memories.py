@@ -241,14 +241,57 @@ def _cmd_show(args: argparse.Namespace) -> int:
     lines += [f"  alias      {alias} (the same entry on another commit)" for alias in found.memory.aliases]
     if found.memory.tags:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
-    if found.meta and found.meta.superseded_by:
+    relations = _relations(store, view, found)
+    doc.update(relations)
+    if relations["copy_of"]:
+        lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
+    elif found.meta and found.meta.superseded_by:
         lines.append(f"  superseded by {_label(view, found.meta.superseded_by)}")
+    lines += [f"  replaces   {label}" for label in relations["replaces_labels"]]
+    lines += [f"  conflict   {note}" for note in relations["conflicts"]]
+    if relations["next_tier"]:
+        lines.append(f"  next run   moves it to {relations['next_tier']} (its retention changed since the last run; "
+                     "a run — the daemon's or `memactors consolidate` — applies it)")
     if found.meta and found.meta.consolidated_into:
         lines.append(f"  summarized in summary:{found.meta.consolidated_into}")
     if found.memory.body:
         lines += ["", found.memory.body]
     emit(args, doc, "\n".join(lines))
     return EXIT_OK
+
+
+def _relations(store, view, found) -> dict[str, Any]:
+    """What `show` says about a memory's place: the capture it copies, what it replaces, its conflicts,
+    and the tier the next run gives it when that differs from the one stored."""
+    from memactors.events.retention import tier_for
+
+    state = store.load_state()
+    key = found.memory.key
+    copy_of = None
+    replaces: list[str] = []
+    replaces_labels: list[str] = []
+    conflicts: list[str] = []
+    for edge in state.edges.values():
+        kind, copy = edge.edge_type.value, edge.reason.startswith("duplicate")
+        if edge.target_key == key and copy and kind == "subsumes":
+            copy_of = _label(view, edge.source_key)
+        elif edge.source_key == key and kind in ("supersedes", "subsumes") and not copy:
+            other = view.find(edge.target_key)
+            replaces.append(other.memory.id if other else edge.target_key)
+            replaces_labels.append(f"{_label(view, edge.target_key)} ({edge.reason})")
+        elif kind == "contradicts" and key in (edge.source_key, edge.target_key):
+            other_key = edge.target_key if edge.source_key == key else edge.source_key
+            if not edge.resolution:
+                conflicts.append(f"{edge.id[:12]} with {_label(view, other_key)}: waiting for you "
+                                 f"(`memactors resolve {edge.id[:12]} --keep ID | --both`)")
+            else:
+                decided = "both stand" if edge.resolution == "both" else (
+                    "you kept this one" if edge.resolution == f"keep:{key}" else "you kept the other")
+                conflicts.append(f"{edge.id[:12]} with {_label(view, other_key)}: resolved, {decided}")
+    stored = found.tier
+    upcoming = tier_for(load_settings().retention_policy(), found.retention.score).value
+    return {"copy_of": copy_of, "replaces": replaces, "replaces_labels": replaces_labels, "conflicts": conflicts,
+            "next_tier": upcoming if stored not in ("untiered", upcoming) else None}
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -270,6 +313,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
         "parse_warnings": dict(sorted(view.scan.warnings.items())),
         "last_run": last,
         "unreadable": unreadable,
+        "skipped_notes": [{"ref": ref, "commit": commit, "reason": reason, "entries": n}
+                          for ref, commit, reason, n in view.scan.skipped_notes],
     }
     columns = [t.value for t in TIER_ORDER] + ["untiered"]
     lines = [f"memactors status: {len(view.memories)} memories in {store.git.description}"]
@@ -278,13 +323,26 @@ def _cmd_status(args: argparse.Namespace) -> int:
         for ns, row in sorted(by_ns.items()):
             lines.append(f"  {ns:<14}" + "".join(f"{row.get(c, 0):>10}" for c in columns))
     lines.append(f"  skipped entries: {counts(dict(view.scan.skipped))}")
-    if args.verbose and view.scan.warnings:
-        lines.append(f"  read with: {counts(dict(view.scan.warnings))}")
+    where = view.scan.skipped_notes
+    if args.verbose:
+        if view.scan.warnings:
+            lines.append(f"  read with: {counts(dict(view.scan.warnings))} (originals untouched)")
+        for ref, commit, reason, n in where:
+            lines.append(f"    {n} {reason:<18} {ref} on {commit[:12]}: `git notes --ref={ref} show {commit[:12]}`")
+        if last:
+            lines.append(f"  last run's tiers: {counts(last.get('tier_counts', {}))}; "
+                         f"took {last.get('duration_seconds', 0):.2f} s; refs {', '.join(last.get('refs_updated', []))}")
+    elif where:
+        lines.append(f"  (unreadable entries sit in {len(where)} note{'s' if len(where) != 1 else ''}: "
+                     "`memactors status --verbose` lists them; copies are not counted there)")
     if last:
         lines.append(f"  last run: {last['run_id']} ({last['trigger']}) at {last['completed_at']}, "
                      f"{last['memories_processed']} memories, {len(last.get('errors', []))} errors")
-    else:
+    elif view.memories:
         lines.append("  no run yet: `memactors consolidate` scores and tiers every memory")
+    else:
+        lines.append("  nothing to consolidate yet: capture a memory (`memactors capture`) or let the agent's "
+                     "plugin do it; a run that finds nothing writes nothing")
     lines += [f"  unreadable: {line}" for line in unreadable]
     emit(args, doc, "\n".join(lines))
     return EXIT_ERRORS if unreadable else EXIT_OK
@@ -293,6 +351,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 def _cmd_tiers(args: argparse.Namespace) -> int:
     from memactors.events.tier import TIER_ORDER
 
+    if args.limit < 0:
+        raise UsageError("--limit must be 0 or more (0 lists counts only; --json lists all)")
     _, view = _view(args)
     groups: dict[str, list] = {t.value: [] for t in TIER_ORDER}
     for item in view.memories:
@@ -314,7 +374,7 @@ def _cmd_tiers(args: argparse.Namespace) -> int:
     lines = []
     for tier, items in groups.items():
         lines.append(f"{tier.upper()} ({len(items)})")
-        for v in items[: args.limit]:
+        for v in items[: max(args.limit, 0)]:
             lines.append(f"  {v.retention.score:.2f}  {v.memory.namespace:<13} {v.quality.title[:70]}  "
                          f"{v.memory.namespace}:{v.memory.commit[:7]}:{v.memory.index}")
         if len(items) > args.limit:

@@ -107,10 +107,12 @@ class MemoryStore:
                 if parse is None:
                     if self.git.blob_size(blob) > MAX_NOTE_BYTES:
                         outcome.skipped["note_too_large"] += 1  # never read into memory
+                        outcome.skipped_notes.append((ref, commit, "note_too_large", 1))
                         continue
                     parse = parse_note(namespace, commit, self.git.read_blob(blob))
                     self.cache.put(namespace, blob, commit, parse)
                 outcome.skipped.update(parse.skipped)
+                outcome.skipped_notes.extend((ref, commit, reason, n) for reason, n in sorted(parse.skipped.items()))
                 outcome.warnings.update(parse.warnings)
                 for memory in parse.memories:
                     position = seen.get(memory.key)

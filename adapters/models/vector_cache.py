@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +14,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
+
+progress = logging.getLogger("memactors.progress")
+#: Texts embedded per call when there are many, and how often the counter speaks (seconds).
+PROGRESS_CHUNK = 256
+PROGRESS_EVERY = 2.0
 
 
 class CachedEmbedder:
@@ -74,7 +81,7 @@ class CachedEmbedder:
         for i in missing:
             unique.setdefault(keys[i], i)
         if unique:
-            fresh = self.inner.embed([texts[i] for i in unique.values()])
+            fresh = self._embed_with_progress([texts[i] for i in unique.values()])
             for row, key in enumerate(unique):
                 added[key] = fresh[row]
                 self._added.append((key, fresh[row]))
@@ -84,6 +91,23 @@ class CachedEmbedder:
         if not rows:
             return np.zeros((0, self.inner.dimensions), dtype=np.float32)
         return np.stack(rows).astype(np.float32, copy=False)
+
+    def _embed_with_progress(self, texts: list[str]) -> NDArray[np.float32]:
+        """The inner model's vectors for `texts`, in chunks, with a counter and an estimate on the progress log
+        (shown on a terminal only) at most every PROGRESS_EVERY seconds: thousands of texts take tens of seconds."""
+        if len(texts) <= PROGRESS_CHUNK:
+            return self.inner.embed(texts)
+        started = last = time.monotonic()
+        parts = []
+        for start in range(0, len(texts), PROGRESS_CHUNK):
+            parts.append(self.inner.embed(texts[start : start + PROGRESS_CHUNK]))
+            done, now = min(start + PROGRESS_CHUNK, len(texts)), time.monotonic()
+            if now - last >= PROGRESS_EVERY and done < len(texts):
+                left = (now - started) / done * (len(texts) - done)
+                progress.info("embedding %d/%d memories (%d%%), about %.0f s left", done, len(texts),
+                              100 * done // len(texts), left)
+                last = now
+        return np.concatenate(parts)
 
     def save(self) -> None:
         """Persist what was added since loading; failures leave the old files (it is only a cache)."""

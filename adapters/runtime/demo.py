@@ -60,6 +60,8 @@ class DemoStore:
     duplicates: int
     stale_decisions: int
     broken: int
+    repeats: int = 0
+    contradictions: int = 0
 
 
 def _entry(namespace: str, moment: datetime, summary: str, body: str, tags: list[str]) -> str:
@@ -104,6 +106,7 @@ def build_demo_repository(path: Path, now: datetime, *, count: int = 300, seed: 
     replaced_topics = set(rng.sample(_TOPICS, k=min(4, len(_TOPICS))))
     last_entry: str | None = None
     last_place: tuple[str, str] | None = None
+    said: set[tuple[str, str, str]] = set()
     for i in range(count):
         index = min(n_commits - 1, int(i * n_commits / count))
         commit, commit_time = commits[index]
@@ -119,6 +122,7 @@ def build_demo_repository(path: Path, now: datetime, *, count: int = 300, seed: 
         summary_t, body_t = _TEMPLATES[namespace]
         fields = {"topic": topic, "subject": subject, "old": old, "new": new, "n": rng.randint(1, 5)}
         summary, body = summary_t.format(**fields), body_t.format(**fields)
+        fact = (namespace, summary, body)  # before a repeat adds a sentence: it still holds the fact whole
         if namespace == "decisions" and topic in replaced_topics and i > count // 2:
             summary = f"Switch {subject} from {old} to {new}"
             body = f"Replaces the earlier decision to use {old}: {new} handles our load; {old} did not."
@@ -126,6 +130,9 @@ def build_demo_repository(path: Path, now: datetime, *, count: int = 300, seed: 
         elif roll < 0.2:
             body += "\n\nSame fact captured again in a later session."  # near-duplicate, new timestamp
         entry = _entry(namespace, moment, summary, body, [topic])
+        if fact in said:
+            stats.repeats += 1  # the same fact captured again at another time: a copy for consolidation
+        said.add(fact)
         add(namespace, commit, entry)
         last_entry, last_place = entry, (namespace, commit)
 
@@ -136,12 +143,21 @@ def build_demo_repository(path: Path, now: datetime, *, count: int = 300, seed: 
     add("patterns", commit, _entry("patterns", now - timedelta(days=2), "Fence rule in markdown",
                                    "Split sections with a rule:\n\n---\n\nlike that.", ["docs"]))
     stats.broken += 2
+    # a decision taken back a few days later: a conflict to try `memactors conflicts` and `resolve` on
+    middle = commits[len(commits) // 2][0]
+    add("decisions", middle, _entry("decisions", now - timedelta(days=20), "Use Redis for session caching",
+                                    "Fast and simple for the login flow.", ["cache"]))
+    add("decisions", middle, _entry("decisions", now - timedelta(days=17), "Do not use Redis for session caching",
+                                    "It loses sessions on restart.", ["cache"]))
+    stats.contradictions += 1
 
     git = GitStore(path)
     for namespace, by_commit in sorted(notes.items()):
         ref = f"refs/notes/mem/{namespace}"
         new_commit = git.build_notes_commit(None, by_commit, "Notes added by 'git notes append'\n")
         git.move_refs({ref: new_commit}, {ref: None}, "demo store")
+    # the work tree and index as a clone would have them: `git status` clean, not every file deleted
+    repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
     return stats
 
 
