@@ -317,7 +317,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
                           for ref, commit, reason, n in view.scan.skipped_notes],
     }
     columns = [t.value for t in TIER_ORDER] + ["untiered"]
-    lines = [f"memactors status: {len(view.memories)} memories in {store.git.description}"]
+    count = len(view.memories)
+    lines = [f"memactors status: {count} memor{'y' if count == 1 else 'ies'} in {store.git.description}"]
     if view.memories:
         lines.append(f"  {'namespace':<14}" + "".join(f"{c:>10}" for c in columns))
         for ns, row in sorted(by_ns.items()):

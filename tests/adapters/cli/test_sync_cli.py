@@ -33,6 +33,18 @@ def test_two_clones_sync_through_the_cli_and_a_second_sync_changes_nothing(clone
     assert again.returncode == 0 and "already in sync" in again.stdout
 
 
+def test_a_dry_run_sync_says_what_it_would_do_and_sending_only_suggests_no_run(clones: Clones) -> None:  # noqa: F811
+    clones.capture("a", "decisions", "Use SQLite for storage", when=NOW - timedelta(days=3))
+    dry = run_cli("sync", "--dry-run", "--repo", str(clones.a.path), env=NO_EMBEDDINGS)
+    assert dry.returncode == 0, dry.stderr
+    rows = [line for line in dry.stdout.splitlines() if line.startswith("  refs/")]
+    assert rows and all("would push" in line for line in rows), dry.stdout
+    assert " pushed " not in dry.stdout and "would send" in dry.stdout
+    sent = run_cli("sync", "--repo", str(clones.a.path), env=NO_EMBEDDINGS)
+    assert sent.returncode == 0 and "0 received" in sent.stdout
+    assert "consolidate" not in sent.stdout  # nothing arrived: nothing to tier
+
+
 def test_sync_with_an_unknown_remote_is_one_line_and_exit_2(repo: Repo) -> None:
     result = run_cli("sync", "--remote", "nowhere", "--repo", str(repo.path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -62,13 +74,15 @@ def test_doctor_finds_line_sorted_notes_and_repair_brings_every_entry_back(repo:
     texts = diverge_and_sort(repo, sha)
     found = run_cli("doctor", "--json", "--repo", str(repo.path))
     assert found.returncode == 1
+    said = run_cli("doctor", "--repo", str(repo.path)).stdout
+    assert said.startswith("memactors doctor: 1 note damaged by a line-sorting merge"), said
     [damaged] = json.loads(found.stdout)
     assert damaged["commit"] == sha and damaged["repairable"]
     dry = run_cli("doctor", "--repair", "--dry-run", "--repo", str(repo.path))
-    assert dry.returncode == 0 and "would rebuild 1 notes" in dry.stdout
+    assert dry.returncode == 0 and "would rebuild 1 note (" in dry.stdout
     assert run_cli("doctor", "--repo", str(repo.path)).returncode == 1  # the dry run wrote nothing
     fixed = run_cli("doctor", "--repair", "--repo", str(repo.path))
-    assert fixed.returncode == 0 and "rebuilt 1 notes" in fixed.stdout
+    assert fixed.returncode == 0 and "rebuilt 1 note (" in fixed.stdout
     note = repo.note(REF, sha)
     assert all(text in note for text in texts.values())
     assert run_cli("doctor", "--repo", str(repo.path)).returncode == 0
