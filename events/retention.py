@@ -1,4 +1,4 @@
-"""Retention scoring and tier assignment (DESIGN.md §4), pure and configurable."""
+"""Retention scoring and tier assignment, pure and configurable."""
 
 from __future__ import annotations
 

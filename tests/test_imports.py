@@ -1,4 +1,4 @@
-"""Root folders are imported only as `memactors.*` (DESIGN.md §7)."""
+"""Root folders are imported only as `memactors.*`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The `memactors` parser, built from the command groups, and the dispatch every command shares.
 
-Exit codes (DESIGN.md §7): 0 done; 1 done with fallbacks or recorded
+Exit codes: 0 done; 1 done with fallbacks or recorded
 errors (or, for `show`, an unknown ID); 2 usage or environment error;
-3 refused because another run holds the repository.
+3 refused because another memactors process holds the repository (named, with its pid);
+130 interrupted by Ctrl-C (`run`: 0, it stops after the run in flight).
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except RefLocked as exc:  # another process holds the repository (DESIGN.md §7)
+    except RefLocked as exc:  # another process holds a ref lock
         print(f"memactors: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except StoreError as exc:

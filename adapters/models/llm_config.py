@@ -1,4 +1,4 @@
-"""Which LLM providers a run may use, from the environment (DESIGN.md §5).
+"""Which LLM providers a run may use, from the environment.
 
 Nothing leaves the machine unless a provider is named: an API key alone
 never switches an LLM on. A named provider that cannot be used as
