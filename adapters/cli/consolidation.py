@@ -141,6 +141,10 @@ def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait
     return report
 
 
+#: How often a `consolidate` waiting for the daemon's run says it still waits.
+WAIT_NOTE_SECONDS = 30.0
+
+
 def _hand_to_daemon(args: argparse.Namespace, inbox, daemon_pid: str):
     """Queue this run for the daemon and wait for its report: the report, None with --no-wait, or
     "stopped" when the daemon went away with the request still queued."""
@@ -159,7 +163,13 @@ def _hand_to_daemon(args: argparse.Namespace, inbox, daemon_pid: str):
           "(Ctrl-C stops waiting, the run goes on)", file=sys.stderr, flush=True)
     answer = inbox.answer_path(request)
     common = inbox.directory.parent.parent
+    started = time.monotonic()
+    next_note = started + WAIT_NOTE_SECONDS
     while True:
+        if time.monotonic() >= next_note:  # a long LLM run, or runs failing and retried: say so, keep waiting
+            print(f"memactors consolidate: still waiting for the daemon (pid {daemon_pid}) after "
+                  f"{time.monotonic() - started:.0f} s; its log says what it is doing", file=sys.stderr, flush=True)
+            next_note += WAIT_NOTE_SECONDS
         if answer.exists():
             try:
                 document = json.loads(answer.read_text())

@@ -168,8 +168,8 @@ def next_steps(where: str) -> list[str]:
     """After an install: what the hooks do, and what does the work."""
     return [
         "next: the hooks only queue events (a few milliseconds each); consolidation happens in a run:",
-        f"  keep `memactors run --repo {where}` running (a terminal or tmux pane; or a systemd user service /",
-        "  launchd agent running that command), which consolidates as memories arrive; or",
+        f"  keep `memactors run --repo {where}` running (a terminal or tmux pane, or `memactors service install`",
+        "  for a systemd user unit / launchd agent), which consolidates as memories arrive; or",
         "  run `memactors consolidate` now and then: it drains the queued events too.",
     ]
 
