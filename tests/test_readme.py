@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memactors.adapters.cli.main import build_parser
+from memactors.adapters.cli.dispatch import build_parser
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -17,12 +16,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memactors.adapters.claude.surface_hook import run
 
         return run()
-    from memactors.adapters.cli.main import main as parse_and_run
+    from memactors.adapters.cli.dispatch import main as parse_and_run
 
     return parse_and_run(args)
 
 
-def entry() -> NoReturn:
+def entry() -> NoReturn:  # noqa: F821 - annotations are strings; `typing` stays off the hooks' path
     """The `memactors` executable: `main`, then an exit that is safe while a model thread still runs."""
     try:
         code = main()
@@ -30,13 +29,10 @@ def entry() -> NoReturn:
         from memactors.adapters.cli.common import interrupted
 
         code = interrupted(next((word for word in sys.argv[1:] if not word.startswith("-")), None))
-    import signal
-
-    from memactors.adapters.runtime.process_exit import leave
-
-    # the command is done and has said so: a Ctrl-C now must not turn its exit code into a signal death
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    leave(code)
+    finish = sys.modules.get("memactors.adapters.runtime.process_exit")
+    if finish is None:  # no model thread ever ran and no Ctrl-C was handled: a plain exit (hooks pay nothing)
+        sys.exit(code)
+    finish.leave(code)
 
 
 __all__ = ["entry", "main"]

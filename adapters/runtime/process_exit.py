@@ -4,7 +4,8 @@ Loading or running the ONNX embedding model, or numba compiling pynndescent, hap
 threads that a command may abandon (an error, Ctrl-C, an early return). Python's normal exit then
 finalises the interpreter and runs C++ destructors under the running thread: onnxruntime aborts
 the process ("terminate called without an active exception", exit 134). `leave` exits without
-that teardown whenever such work is in flight. Standard library only: every hook passes here.
+that teardown whenever such work is in flight. Standard library only; imported by the commands that
+load a model or handle Ctrl-C themselves, never on a hook's path.
 """
 
 from __future__ import annotations
@@ -13,24 +14,22 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import NoReturn
 
 _lock = threading.Lock()
 _active = 0
 _interrupted = False
 
 
-@contextmanager
-def native_work() -> Iterator[None]:
+class native_work:  # noqa: N801 - used as `with native_work():`, like a function
     """Mark the calling thread as inside native code that must not be torn down under it."""
-    global _active
-    with _lock:
-        _active += 1
-    try:
-        yield
-    finally:
+
+    def __enter__(self) -> None:
+        global _active
+        with _lock:
+            _active += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
         with _lock:
             _active -= 1
 
@@ -52,13 +51,15 @@ def mark_interrupted() -> None:
     _interrupted = True
 
 
-def leave(code: int) -> NoReturn:
+def leave(code: int) -> NoReturn:  # noqa: F821 - string annotation, no `typing` import
     """End the process with `code`: normally, or, with native work still running (or after a handled
     Ctrl-C), flushed and at once.
 
     `os._exit` skips interpreter finalisation and C++ static destructors; our own files are never
     written by those threads, and stdout and stderr are flushed first, so nothing is lost.
     """
+    # the command is done and has said so: a Ctrl-C now must not turn its exit code into a signal death
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if in_flight() or _interrupted:
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from memactors.adapters.claude.inbox import Inbox
-from memactors.adapters.cli.main import build_parser
+from memactors.adapters.cli.dispatch import build_parser
 from tests.conftest import ROOT, Repo, git, run_cli
 
 PLUGIN = ROOT / "claude-plugin"
@@ -72,7 +72,7 @@ def test_a_bad_hook_input_never_fails_the_hook(repo: Repo, stdin: str) -> None:
 
 def test_every_hook_command_is_a_no_op_under_the_hooks_off_marker(repo: Repo, tmp_path: Path) -> None:
     """What keeps memactors' own LLM sub-sessions (claude-code provider) from queueing or injecting anything."""
-    from memactors.adapters.cli.main import HOOK_COMMANDS
+    from memactors.adapters.cli.dispatch import HOOK_COMMANDS
 
     hook = json.dumps({"session_id": "s", "hook_event_name": "SessionEnd", "cwd": str(repo.path)})
     runs = {"publish": [("publish", "commit", "--repo", str(repo.path)), ("publish", "session-end")],
@@ -105,8 +105,8 @@ def test_a_hook_loads_only_the_command_group_it_runs(repo: Repo) -> None:
     code = ("import sys; from memactors.adapters.cli import main; main(['publish', 'commit', '--repo', sys.argv[1]]);"
             "print(sorted(m for m in sys.modules if m.startswith('memactors.adapters.cli.')))")
     out = subprocess.run([sys.executable, "-c", code, str(repo.path)], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[0] == str(["memactors.adapters.cli.common", "memactors.adapters.cli.hooks",
-                                             "memactors.adapters.cli.main"])
+    assert out.stdout.split("\n")[0] == str(["memactors.adapters.cli.common", "memactors.adapters.cli.dispatch",
+                                             "memactors.adapters.cli.hooks"])
 
 
 def test_a_corrupt_inbox_file_is_moved_aside_once(repo: Repo) -> None:

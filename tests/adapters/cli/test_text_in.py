@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memactors.adapters.cli import main
+from memactors.adapters.cli.dispatch import main
 from tests.conftest import Repo, git, run_cli
 
 

@@ -36,6 +36,15 @@ HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
 READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "conflicts", "llm"})
 
 
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked: reading package metadata costs hooks tens of milliseconds."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"memactors {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -55,7 +64,7 @@ def build_parser(groups: Sequence[str] = GROUPS) -> tuple[argparse.ArgumentParse
         epilog="Exit codes: 0 done, 1 done with errors, 2 usage or environment error, "
         "3 another run holds the repository.",
     )
-    parser.add_argument("--version", action="version", version=f"memactors {_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     shared = parents()
     handlers: dict[str, Any] = {}
