@@ -98,8 +98,9 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     from memactors.adapters.git.repo_lock import daemon_holder
 
     inbox = Inbox(store.git.common_dir)
-    daemon = None if args.dry_run else daemon_holder(store.git.common_dir)
-    if daemon is not None and namespaces is None and args.max_llm_calls is None and args.max_cost_usd is None:
+    daemon = daemon_holder(store.git.common_dir)
+    if (daemon is not None and not args.dry_run and namespaces is None and args.max_llm_calls is None
+            and args.max_cost_usd is None):
         report = _hand_to_daemon(args, inbox, daemon)
         if report is None:  # --no-wait
             return EXIT_OK
