@@ -10,19 +10,8 @@ import trio
 from memactors.actors.ports import Clock, RunGate
 from memactors.bus.actor import Actor
 from memactors.bus.bus import Bus
-from memactors.events.pipeline import (
-    Event,
-    RunCompleted,
-    RunFailed,
-    RunRequested,
-    new_run_id,
-)
-from memactors.events.trigger import (
-    Drained,
-    DrainRequested,
-    InboxConsumed,
-    TriggerFired,
-)
+from memactors.events.pipeline import Event, RunCompleted, RunFailed, RunRequested, new_run_id
+from memactors.events.trigger import Drained, DrainRequested, InboxConsumed, TriggerFired
 
 log = logging.getLogger("memactors.daemon")
 

@@ -156,14 +156,14 @@ class OpenAIEmbeddings:
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         import openai
-
-        from memactors.adapters.models.redaction import redact
         from tenacity import (
             Retrying,
             retry_if_exception_type,
             stop_after_attempt,
             wait_exponential,
         )
+
+        from memactors.adapters.models.redaction import redact
 
         retryable = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
                      openai.APIConnectionError)

@@ -1,1 +1,2 @@
-"""Composing and running the actors: settings, clock, the consolidation pipeline, the daemon and the demo store."""
+"""Composing and running the actors: settings, clock, the consolidation pipeline, the daemon and its run gate,
+the demo store, the per-user service unit, and how a process exits (model threads, Ctrl-C)."""

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 import trio
+
 from memactors.adapters.git.repo_lock import RepoLock
 
 log = logging.getLogger("memactors.daemon")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import pty
+import re
 import subprocess
 import sys
 from datetime import timedelta
