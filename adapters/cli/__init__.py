@@ -1,6 +1,6 @@
-"""The `memactors` command line: one module per command group, the parser built from them (`main`).
+"""The `memactors` command line: one module per command group, the parser built from them (`dispatch`).
 
-`memactors surface` runs on every tool call, so it skips the parser: the entry point hands it straight
+`memactors` starts at `entry`. `memactors surface` runs on every tool call, so it skips the parser: it goes straight
 to its standard-library-only module (adapters/claude/surface_hook.py).
 """
 
