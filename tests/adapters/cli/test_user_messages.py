@@ -12,7 +12,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from tests.conftest import NOW, Repo, git, run_cli
+from tests.conftest import NOW, Repo, entry, git, run_cli
 
 
 def test_version_is_printed() -> None:
@@ -125,10 +125,12 @@ def test_hooks_install_warns_when_memactors_resolves_only_through_an_activated_v
 
 
 def test_embedding_progress_shows_on_a_terminal_and_never_in_a_pipe_or_json(repo: Repo) -> None:
-    for i in range(700):  # enough texts for the counter to speak at least once (every 2 s)
-        repo.capture("learnings", f"Learning {i}: the cache key for service {i} must include version {i % 7}",
+    entries = [entry("learnings", f"Learning {i}: the cache key for service {i} must include version {i % 7}",
                      f"Found while fixing bug {i}; service {i} talks to store {i * 13 % 97}.",
-                     when=NOW - timedelta(minutes=i))
+                     when=NOW - timedelta(minutes=i)) for i in range(3000)]  # the counter speaks every 2 s
+    notes = repo.path / "notes.txt"
+    notes.write_text("\n\n".join(entries))
+    git(repo.path, "notes", "--ref=refs/notes/mem/learnings", "add", "-F", str(notes), "HEAD")
     command = [sys.executable, "-m", "memactors.adapters.cli", "consolidate", "--dry-run", "--repo", str(repo.path)]
     piped = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert piped.returncode == 0 and "embedding" not in piped.stderr

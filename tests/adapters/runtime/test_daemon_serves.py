@@ -88,7 +88,11 @@ def test_a_request_the_daemon_never_ran_is_run_by_the_command_itself(repo: Repo)
         waiting = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "consolidate", "--json",
                                     "--repo", str(repo.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
-        time.sleep(1.5)
+        inbox = _common(repo) / "memactors" / "inbox"
+        deadline = time.monotonic() + 60
+        while not list(inbox.glob("*.json")):  # the request is queued
+            assert time.monotonic() < deadline and waiting.poll() is None, waiting.poll()
+            time.sleep(0.05)
         daemon.send_signal(signal.SIGKILL)  # it dies without running it
         daemon.wait()
         out, err = waiting.communicate(timeout=120)
