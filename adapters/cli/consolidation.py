@@ -274,6 +274,8 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from memactors.adapters.runtime.process_exit import mark_interrupted
+
     try:
         return _serve(args)
     except BaseException as exc:  # Ctrl-C before the daemon watches for it (imports, model start)
@@ -281,6 +283,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise
         print("memactors run: stopped", file=sys.stderr)
         return EXIT_OK
+    finally:
+        # a signal stops the daemon: whatever C code it passed through, the exit code must stay the daemon's
+        mark_interrupted()
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -25,7 +25,12 @@ def _interrupted(command: list[str], after: float) -> subprocess.CompletedProces
     time.sleep(after)
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"{command[0]} interrupted after {after} s did not end within 120 s: {err[-3000:]}")
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
