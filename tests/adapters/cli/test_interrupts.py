@@ -20,8 +20,11 @@ from tests.conftest import Repo, run_cli
 
 
 def _interrupted(command: list[str], after: float) -> subprocess.CompletedProcess:
+    # as from a terminal: a suite started in the background (`cmd &` in a script) ignores SIGINT, and
+    # an ignored disposition is inherited across exec
     proc = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", *command],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(after)
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
