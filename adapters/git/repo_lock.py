@@ -58,10 +58,6 @@ class RepoLock:
         self.wait = wait
         self._fd: int | None = None
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def try_acquire(self) -> bool:
         """Take the lock if it is free now; True when this instance holds it afterwards."""
         if self._fd is not None:
