@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import trio
 
-from memactors.actors.algorithms.heuristic_judge import judge_pair
+from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, judge_pair
+from memactors.actors.algorithms.lexical_pairs import lexical_pairs
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
@@ -89,11 +91,17 @@ class SupersessionJudge(JoiningActor):
         for copy, canonical in formed.duplicate_of.items():
             if copy in by_key:
                 copies.setdefault(canonical, []).append(by_key[copy])
-        batches = _batches(
-            [self._pairs(c, by_key, copies, settled) for c in formed.clusters
-             if c.kind is not ClusterKind.DUPLICATES and c.touched],
-            max_pairs=self._batch_pairs, max_memories=self._batch_memories,
-        )
+        canonical = [m for m in scanned.memories if m.key not in formed.duplicate_of]
+        quality = {k: (quality_score(self._quality, t), t.readable) for k, t in self._traits.traits(canonical).items()}
+        statements = frozenset(k for k, (score, readable) in quality.items() if readable and score >= WELL_FORMED
+                               and not by_key[k].summary.rstrip().endswith("?"))  # a question claims nothing
+        # a copy stands in for its canonical in a pair (restated since): it asserts what the canonical does
+        statements |= {copy for copy, canonical in formed.duplicate_of.items() if canonical in statements}
+        first_seen = {m.key: min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in canonical}
+        groups = [self._pairs(c, by_key, copies, settled, quality, first_seen) for c in formed.clusters
+                  if c.kind is not ClusterKind.DUPLICATES and c.touched]
+        groups.append(self._lexical(scanned, canonical, statements, first_seen, copies, groups, formed))
+        batches = _batches(groups, max_pairs=self._batch_pairs, max_memories=self._batch_memories)
         if batches:
             progress.info("judging %d pairs in %d batches...", sum(map(len, batches)), len(batches))
         verdicts: list[Verdict] = []
@@ -105,7 +113,7 @@ class SupersessionJudge(JoiningActor):
             nonlocal usage
             members = sorted({m.key: m for pair in pairs for m in pair[:2]}.values(), key=lambda m: m.timestamp)
             async with self._limit:
-                found, used, why = await self._judge(members, pairs, deadline)
+                found, used, why = await self._judge(members, pairs, deadline, statements)
             verdicts.extend(found)
             usage += used
             if why:
@@ -141,35 +149,70 @@ class SupersessionJudge(JoiningActor):
         )
 
     def _pairs(self, cluster: Cluster, by_key: dict[str, Memory], copies: dict[str, list[Memory]],
-               settled: Callable[[str, str], bool]) -> list[tuple[Memory, Memory, float]]:
+               settled: Callable[[str, str], bool], quality: dict[str, tuple[float, bool]],
+               first_seen: dict[str, datetime]) -> list[tuple[Memory, Memory, float]]:
         members = [by_key[k] for k in cluster.members]
-        quality = {k: quality_score(self._quality, t) for k, t in self._traits.traits(members).items()}
-        first = [min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in members]
+        score = {m.key: quality[m.key][0] if m.key in quality else 0.0 for m in members}
+        first = [first_seen.get(m.key, m.timestamp) for m in members]
         order = sorted(range(len(members)), key=lambda i: (first[i], members[i].timestamp, members[i].key))
         pairs = []
         for p in range(1, len(order)):
             i = order[p]
             # whole captures first: a fragment must not take the place of the decision it mentions
-            older = sorted(order[:p], key=lambda j: (quality[members[j].key] < WELL_FORMED,
+            older = sorted(order[:p], key=lambda j: (score[members[j].key] < WELL_FORMED,
                                                       -cluster.similarity[i][j]))[: self._older_per_memory]
             for j in older:
                 if cluster.similarity[i][j] < self._pair_threshold or settled(members[i].key, members[j].key):
                     continue
-                if quality[members[i].key] < WELL_FORMED <= quality[members[j].key]:
+                if score[members[i].key] < WELL_FORMED <= score[members[j].key]:
                     continue  # a fragment is no evidence against a whole capture
-                newer, stand_in = members[i], members[j]
-                if stand_in.timestamp > newer.timestamp:  # restated since: judge a copy from before
-                    earlier = [c for c in copies.get(stand_in.key, ()) if c.timestamp <= newer.timestamp]
-                    if not earlier:
-                        continue
-                    stand_in = max(earlier, key=lambda c: (c.timestamp, c.key))
-                pairs.append((newer, stand_in, cluster.similarity[i][j]))
+                stand_in = _stand_in(members[i], members[j], copies)
+                if stand_in is not None:
+                    pairs.append((members[i], stand_in, cluster.similarity[i][j]))
+        return pairs
+
+    def _lexical(self, scanned: MemoriesScanned, canonical: list[Memory], statements: frozenset[str],
+                 first_seen: dict[str, datetime], copies: dict[str, list[Memory]],
+                 clustered: list[list[tuple[Memory, Memory, float]]],
+                 formed: ClustersFormed) -> list[tuple[Memory, Memory, float]]:
+        """Pairs clusters miss (actors/algorithms/lexical_pairs.py), and, offline, every pair an earlier offline
+        verdict linked (weight below CONFIDENCE): the rules it was judged by may have changed since. With an LLM,
+        pairs of memories an earlier run saw are left alone unless the run is `--full`."""
+        known = {(n.key, o.key) for group in clustered for n, o, _ in group}
+        similarity: dict[frozenset[str], float] = {}
+        for cluster in formed.clusters:
+            if cluster.kind is not ClusterKind.DUPLICATES and len(cluster.similarity) == len(cluster.members):
+                for i, a in enumerate(cluster.members):
+                    for j, b in enumerate(cluster.members[:i]):
+                        similarity[frozenset((a, b))] = cluster.similarity[i][j]
+        found = lexical_pairs([m for m in canonical if m.key in statements], first_seen)
+        seen_before = scanned.prior.meta if not scanned.request.full else {}
+        if self._llm is not None:
+            found = [(n, o) for n, o in found if not (n.key in seen_before and o.key in seen_before)]
+        else:
+            by_key = {m.key: m for m in canonical}
+            for edge in scanned.prior.edges.values():
+                if (edge.edge_type in (EdgeType.SUPERSEDES, EdgeType.SUBSUMES, EdgeType.CONTRADICTS)
+                        and edge.weight < CONFIDENCE and edge.resolution is None
+                        and edge.source_key in by_key and edge.target_key in by_key):
+                    a, b = by_key[edge.source_key], by_key[edge.target_key]
+                    found.append((a, b) if (first_seen[a.key], a.key) > (first_seen[b.key], b.key) else (b, a))
+        pairs: list[tuple[Memory, Memory, float]] = []
+        for newer, older in found:
+            if (newer.key, older.key) in known:
+                continue
+            known.add((newer.key, older.key))
+            stand_in = _stand_in(newer, older, copies)
+            if stand_in is not None:
+                pairs.append((newer, stand_in, similarity.get(frozenset((newer.key, older.key)), 0.0)))
         return pairs
 
     async def _judge(
-        self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]], deadline: float
+        self, members: Sequence[Memory], pairs: Sequence[tuple[Memory, Memory, float]], deadline: float,
+        statements: frozenset[str],
     ) -> tuple[list[Verdict], TokenUsage, str | None]:
-        offline = [judge_pair(newer, older, sim) for newer, older, sim in pairs]
+        offline = [judge_pair(newer, older, sim, statements=(newer.key in statements, older.key in statements))
+                   for newer, older, sim in pairs]
         if self._llm is None:
             return offline, TokenUsage(), None
         user, labels = judge_prompt(members, [(n, o) for n, o, _ in pairs])
@@ -202,6 +245,15 @@ class SupersessionJudge(JoiningActor):
         # pairs the model skipped keep the offline verdict
         merged = [judged.get((v.newer, v.older), v) for v in offline]
         return merged, asked.usage, None
+
+
+def _stand_in(newer: Memory, older: Memory, copies: dict[str, list[Memory]]) -> Memory | None:
+    """The copy of `older` to judge against `newer`: itself, or when it was restated since, its newest copy from
+    before `newer` (None when it has none: then it is not older)."""
+    if older.timestamp <= newer.timestamp:
+        return older
+    earlier = [c for c in copies.get(older.key, ()) if c.timestamp <= newer.timestamp]
+    return max(earlier, key=lambda c: (c.timestamp, c.key)) if earlier else None
 
 
 def _batches(groups: list[list[tuple[Memory, Memory, float]]], *, max_pairs: int,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memactors.events.chatter import chatter
+
 TITLE_CHARS = 100
 _CUT = ("...", "…")
 _ESCAPES = (("\\n", "\n"), ('\\"', '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
@@ -29,7 +31,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CODEY = re.compile(r"[<>{}=\\|]|\w\(|::|->|;\s*$")
 _SPACE = re.compile(r"\s+")
-_SYMBOL = re.compile(r"[^\w\s.,;:'\"!?()’-]")
+_SYMBOL = re.compile(r"[^\w\s.,;:'\"!?()’/-]")  # a path's slashes are words' glue, not markup
 #: Section headings of structured captures: structure, not statements.
 GENERIC_HEADINGS = frozenset({
     "context", "decision", "rationale", "consequences", "summary", "details", "notes", "examples", "example",
@@ -135,7 +137,7 @@ def sentences(text: str, lines: list[tuple[str, bool]] | None = None) -> list[st
     for n, (line, heading) in enumerate(lines):
         if heading:
             if line.casefold() not in GENERIC_HEADINGS and len(line.split()) >= 3 and _mostly_words(line) \
-                    and not is_echo(line):
+                    and not is_echo(line) and chatter(line) is None:
                 found.append(line)
             continue
         parts = _SENTENCE_END.split(line)
@@ -148,7 +150,7 @@ def sentences(text: str, lines: list[tuple[str, bool]] | None = None) -> list[st
             whole_line = len(parts) == 1
             ends = part.endswith((".", "!", "?")) or whole_line
             if ends and (part[:1].isupper() or part[:1].isdigit()) and len(part.split()) >= 4 \
-                    and _mostly_words(part) and not is_echo(part):
+                    and _mostly_words(part) and not is_echo(part) and chatter(part) is None:
                 found.append(part)
     return found
 
@@ -167,14 +169,14 @@ def display_title(summary: str, body: str, body_lines: list[tuple[str, bool]] | 
     `body_lines` are `prose_lines(body)` when the caller has them already."""
     plain = flat(" ".join(line for line, _ in prose_lines(summary)))
     if summary.strip() and not is_cut(summary) and not is_echo(summary) and plain and _mostly_words(plain, 0.5) \
-            and not _BLOCK_MARK.match(summary) and not _FENCE.match(summary):
+            and not _BLOCK_MARK.match(summary) and not _FENCE.match(summary) and chatter(summary) is None:
         return Title(_fit(plain), True)
     lines = prose_lines(body) if body_lines is None else body_lines
     start = _trim_cuts(plain)
     if len(start) >= 12:  # a cut summary: the body may hold the whole line it was cut from
         for line, _ in lines:
             if flat(line).startswith(start) and _mostly_words(line) and not is_echo(line) \
-                    and not flat(line).endswith(_CUT):
+                    and not flat(line).endswith(_CUT) and chatter(line) is None:
                 return Title(_fit(line), True)
     found = sentences(body, lines) or sentences(summary)
     for sentence in found:

@@ -1,7 +1,16 @@
-"""The offline supersession judge: newer + near-identical subject + change markers.
+"""The offline supersession judge: precision first, evidence named in every reason.
 
-Honest about being a heuristic: its verdicts carry low confidence and
-`provider="offline"`. It never says `contradictory` without an explicit
+- Only statements take part. A memory that asserts nothing (a fragment, heading, table row, code, timestamp,
+  checklist, the agent's narration, a lead-in) never supersedes and is never superseded: it can only be a copy,
+  or be contained by a statement that holds all its words.
+- A newer knowledge memory (decision, learning, ...) supersedes an older one only when it names what it replaced
+  and the older one asserts that thing about the same subject (actors/algorithms/change_claim.py); a change
+  word alone is no evidence.
+- A progress note supersedes an earlier one only on the same task at the same or a later state
+  (actors/algorithms/task_progress.py).
+- Near-identical statements (the same numbers, cosine >= RESTATEMENT, or every word of one in the other) are one
+  statement: the one holding the other subsumes it.
+Verdicts carry `provider="offline"` and modest confidence. It never says `contradictory` without an explicit
 negation of the other memory's claim.
 """
 
@@ -9,44 +18,79 @@ from __future__ import annotations
 
 import re
 
+from memactors.actors.algorithms.change_claim import replaced_in
+from memactors.actors.algorithms.task_progress import later_state
 from memactors.events.memory import Memory
+from memactors.events.memory_text import prose_lines
 from memactors.events.verdict import Relation, Verdict
 
-CHANGE_MARKERS = re.compile(
-    r"\b(instead of|replac\w*|switch\w*|migrat(?:e|ed|es|ing)\b|mov(?:e|ed|ing) (?:from|to|away)|no longer|deprecat\w*|"
-    r"(?:move|change|upgrade|downgrade|convert|port)\w* [^.]{0,60}?\bfrom\b [^.]{1,60}?\bto\b|"
-    r"supersed\w*|rather than|chang\w* (?:to|from)|revert\w*|drop(?:ped)?|abandon\w*|now use[sd]?|"
-    r"from now on|not anymore|obsolete)\b",
-    re.IGNORECASE,
-)
 NEGATION = re.compile(r"\b(do not|don't|never|must not|avoid|stop using|not use)\b", re.IGNORECASE)
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+_NUMBER = re.compile(r"\d")
 #: Near-identical: one restates the other.
 RESTATEMENT = 0.93
+#: Namespaces whose memories record work in flight: superseded by a later state of the same task, not by claims.
+WORK = frozenset({"progress", "blockers"})
+#: How much of a body the judge reads: a hostile note costs bounded time.
+MAX_TEXT = 4000
+#: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
+CONFIDENCE = 0.6
+#: How sure it is that a pair where one memory asserts nothing holds no supersession.
+NOT_A_CLAIM = 0.9
 
 
-def _tokens(memory: Memory) -> set[str]:
-    return set(_TOKEN.findall(f"{memory.summary} {memory.body}".casefold()))
+def prose(memory: Memory) -> str:
+    """The memory's summary and the prose of its body (code, tables and markers set aside), bounded."""
+    body = " ".join(line for line, _ in prose_lines(memory.body[:MAX_TEXT]))
+    return f"{memory.summary}\n{body}"
 
 
-def judge_pair(newer: Memory, older: Memory, similarity: float) -> Verdict:
-    """Classify `newer` against `older` (same cluster, so already about the same subject)."""
+def _tokens(text: str) -> set[str]:
+    return set(_TOKEN.findall(text.casefold()))
+
+
+def family(namespace: str) -> str:
+    return "work" if namespace in WORK else "knowledge"
+
+
+def judge_pair(newer: Memory, older: Memory, similarity: float, *,
+               statements: tuple[bool, bool] = (True, True)) -> Verdict:
+    """Classify `newer` against `older`; `statements` says whether each asserts something (see the module)."""
     base = {"newer": newer.key, "older": older.key, "provider": "offline"}
-    new_text, old_text = f"{newer.summary}\n{newer.body}", f"{older.summary}\n{older.body}"
-    marker = CHANGE_MARKERS.search(new_text)
-    if marker and newer.namespace == older.namespace and not CHANGE_MARKERS.search(old_text):
-        partial = newer.namespace != "decisions"
-        return Verdict(**base, relation=Relation.SUPERSEDES, partial=partial, confidence=0.5,
-                       reason=f"newer {newer.namespace} memory on the same subject says '{marker.group(0)}'")
+    new_text, old_text = prose(newer), prose(older)
+    new_tokens, old_tokens = _tokens(new_text), _tokens(old_text)
+    new_claims, old_claims = statements
+    if not (new_claims and old_claims):
+        if new_claims and old_tokens and old_tokens <= new_tokens:
+            return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,
+                           reason="the older memory asserts nothing of its own and every word of it is in the newer")
+        if old_claims and new_tokens and new_tokens <= old_tokens:
+            return Verdict(**base, relation=Relation.SUBSUMES, container=older.key, confidence=CONFIDENCE,
+                           reason="the newer memory asserts nothing of its own and every word of it is in the older")
+        which = "neither memory asserts" if not (new_claims or old_claims) else \
+            ("the newer memory asserts" if not new_claims else "the older memory asserts")
+        return Verdict(**base, relation=Relation.COMPATIBLE, confidence=NOT_A_CLAIM,
+                       reason=f"{which} nothing that can replace or be replaced (a fragment, heading, table row, "
+                              "code, narration or lead-in)")
+    same_family = family(newer.namespace) == family(older.namespace)
+    if same_family and family(newer.namespace) == "work":
+        task = later_state(newer.summary, older.summary)
+        if task is not None:
+            return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
+                           reason=f"a later note on {task} (same task, same or later state)")
+    elif same_family:
+        match = replaced_in(newer.summary, new_text, older.summary, old_text)
+        if match is not None:
+            return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
     if bool(NEGATION.search(new_text)) != bool(NEGATION.search(old_text)) and similarity >= 0.6:
         return Verdict(**base, relation=Relation.CONTRADICTORY, confidence=0.4,
                        reason="one memory negates what the other asserts on the same subject")
-    new_tokens, old_tokens = _tokens(newer), _tokens(older)
-    if similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens):
-        return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=0.55,
+    same_numbers = {t for t in new_tokens if _NUMBER.search(t)} == {t for t in old_tokens if _NUMBER.search(t)}
+    if same_numbers and (similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens)):
+        return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,
                        reason=f"near-identical content (cosine {similarity:.2f}); the newer restates the older")
-    if new_tokens and new_tokens <= old_tokens:
-        return Verdict(**base, relation=Relation.SUBSUMES, container=older.key, confidence=0.5,
+    if same_numbers and new_tokens and new_tokens <= old_tokens:
+        return Verdict(**base, relation=Relation.SUBSUMES, container=older.key, confidence=CONFIDENCE,
                        reason="the older memory already says everything the newer one does")
-    return Verdict(**base, relation=Relation.COMPATIBLE, confidence=0.45,
-                   reason="same subject, no change marker: both stand")
+    return Verdict(**base, relation=Relation.COMPATIBLE, confidence=CONFIDENCE,
+                   reason="both stand: the newer names nothing it replaced that the older asserts")

@@ -1,0 +1,216 @@
+"""What a memory says it replaced, and whether an older memory asserts that very thing. Pure, standard library only.
+
+A change names what it replaces: "switch linting from flake8 to ruff", "replace A with B", "B replaces A",
+"A -> B", "B instead of A", "B, not A", "no longer A", "dropped A", "A is deprecated / gone", "moved off A".
+`changes` reads every such claim of a text (the old side `A`, the new side `B`, the subject `X` when the
+sentence names one) and skips plans, questions, hedges and refusals ("we might replace", "should we switch?",
+"considered replacing ...; rejected"). `replaced_in` says which claim an older memory answers: the older text
+holds A (every number of it, at least half of its words), is about the same subject (X's words, or two words
+in common, or a name such as flake8 or PostgreSQL), is not scoped elsewhere ("in the load-test script" against
+"for outgoing HTTP calls"), and asserts A rather than replacing it itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"\.?[A-Za-z0-9][A-Za-z0-9_.+/*:-]*[A-Za-z0-9*]|\.?[A-Za-z0-9]")
+_STOP = frozenset(
+    "a an the and or but of to in on at by for from with into onto as is are was were be been being it its this "
+    "that these those there their them they we our us you your i me my he she his her all any some each every "
+    "no not now longer new old also just only then than so such very more most less one ones use uses used using "
+    "run runs running ran keep keeps kept do does did done has have had make makes made go goes went gone get gets "
+    "got will would should could can may might must after all instead which what when where who how why here "
+    "still yet again everything anything nothing something everywhere stays stay".split())
+_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_HEDGE = re.compile(
+    r"\b(?:might|may|could|would|should|consider\w*|maybe|perhaps|possibly|if|whether|unless|plan(?:s|ned|ning)?\s+to"
+    r"|propos\w*|suggest\w*|want\s+to|wants\s+to|thinking\s+about|reject\w*|evaluat\w*|tried|try|trying|won't|"
+    r"wouldn't|didn't|don't|doesn't|do\s+not|did\s+not|does\s+not|never|not\s+(?:yet|going)|option|idea)\b",
+    re.IGNORECASE)
+_VERB_FROM_TO = (r"switch(?:ed|ing|es)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|convert(?:ed|ing)?"
+                 r"|port(?:ed|ing)?|upgrad(?:e|ed|ing)|downgrad(?:e|ed|ing)|bump(?:ed|ing)?|rais(?:e|ed|ing)"
+                 r"|lower(?:ed|ing)?|cut|reduc(?:e|ed|ing)|increas(?:e|ed|ing)|revert(?:ed|ing)?|transition(?:ed)?"
+                 r"|went|go(?:ne)?")
+_RETIRE = (r"dropped|drop|abandoned|abandon|stopped\s+using|stop\s+using|removed|remove|retired|retire|ditched|ditch"
+           r"|deprecated|deprecate|got\s+rid\s+of|left")
+#: (pattern, whether the text before the verb is the subject X). Named groups: a (old), b (new), x (subject).
+_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p, re.IGNORECASE), x) for p, x in (
+    (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\b(?P<x2>.*?)\bfrom\s+(?P<a>.+?)\s+(?:to|into|onto)\s+(?P<b>.+)$", True),
+    (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\s+off\s+(?:of\s+)?(?P<a>.+?)(?:\s+(?:to|onto|for|in\s+favou?r\s+of)"
+     rf"\s+(?P<b>.+))?$", True),
+    (r"\breplac(?:e|ed|ing)\s+(?P<a>.+?)\s+(?:with|by)\s+(?P<b>.+)$", False),
+    (r"^(?P<b>.+?)\s+(?:replaces|replaced|replace|supersedes|superseded)\s+(?P<a>.+)$", False),
+    (r"^(?P<a>.+?)\s+(?:is|was|were|are|has\s+been|have\s+been|got)\s+(?:replaced|superseded)\s+(?:by|with)"
+     r"\s+(?P<b>.+)$", False),
+    (r"\breplacing\s+(?P<a>.+)$", False),
+    (r"^(?P<a>[^:]+?)\s*(?:->|→|=>)\s*(?P<b>.+)$", False),
+    (r"^(?P<b>.+?)\s+instead\s+of\s+(?P<a>.+)$", False),
+    (r"^(?P<b>.+?),\s+not\s+(?P<a>[^,]+)$", False),
+    (r"^(?P<x>.*?)\bno\s+longer\s+(?P<a>.+)$", True),
+    (r"^(?P<a>.+?)\s+(?:(?:is|are|was|were|has\s+been|have\s+been)\s+)?(?:dropped|deprecated|removed|gone"
+     r"|retired|abandoned|decommissioned)\b(?P<b>)", False),
+    (rf"^(?P<x>.*?)\b(?:{_RETIRE})\s+(?P<a>.+?)(?:\s+(?:in\s+favou?r\s+of|for|to)\s+(?P<b>.+))?$", True),
+))
+#: Where an old side ends: what follows is why or where, not what was replaced.
+_CLAUSE_END = re.compile(r"[,(:]")
+_A_END = re.compile(r"\s+(?:for|in|on|at|because|as|so|since|with|when|after|but|which|that|due|until)\s+|[,(:]")
+_SCOPE = re.compile(r"\b(?:in|for|on|within|inside)\s+(?:the\s+|our\s+|a\s+|all\s+)?"
+                    r"(?P<scope>(?:(?!(?:instead|of|to|from|with|on|in|for|and|or|because)\b)[\w.'/-]+\s*){1,3})",
+                    re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+#: Words to compare by their first letters: deploy / deployment, embedding / embeddings.
+PREFIX = 5
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change a text claims: `old` replaced by `new` (empty when unnamed), about `subject` (may be empty)."""
+
+    old: str
+    new: str
+    subject: str
+    sentence: str
+
+    def names(self) -> str:
+        return f"'{self.old}'" + (f" -> '{self.new}'" if self.new else "")
+
+
+def _norm(token: str) -> str:
+    token = token.lower().strip(".:")
+    if token.isalpha() and len(token) > 3 and token not in _STOP:
+        for suffix in ("ings", "ing", "ies", "sses", "xes", "ches", "shes", "ed", "s"):
+            if token.endswith(suffix) and len(token) - len(suffix) >= 3 and not token.endswith("ss"):
+                token = token[: -len(suffix)] + {"ies": "y", "sses": "ss", "xes": "x", "ches": "ch", "shes": "sh"}.get(
+                    suffix, "")
+                break
+    return token
+
+
+def words(text: str) -> list[str]:
+    """Content words of `text`, normalised (lowercase, light stem), stop words out."""
+    return [w for w in (_norm(t) for t in _TOKEN.findall(text) if t.lower() not in _STOP) if w and w not in _STOP]
+
+
+def _same(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if _DIGIT.search(a) or _DIGIT.search(b):
+        return False
+    return len(a) >= PREFIX and len(b) >= PREFIX and a[:PREFIX] == b[:PREFIX]
+
+
+def _holds(pool: set[str], word: str) -> bool:
+    return word in pool or any(_same(word, w) for w in pool)
+
+
+def _name_like(raw: str, at_start: bool) -> bool:
+    """flake8, PostgreSQL, all-MiniLM-L6-v2, .env, a capitalised word inside a sentence."""
+    core = raw.strip(".:")
+    return (bool(_DIGIT.search(core)) or any(c in core for c in "-_./+*") or any(c.isupper() for c in core[1:])
+            or (core[:1].isupper() and not at_start))
+
+
+def _clean_old(text: str, cut: bool) -> str:
+    text = text.strip().strip("\"'`")
+    end = (_A_END if cut else _CLAUSE_END).search(text)
+    text = text[: end.start()] if end else text
+    return text.strip(" .;:'\"`")
+
+
+def changes(text: str) -> list[Change]:
+    """Every change `text` claims, in order (see the module docstring); plans, questions and hedges claim none."""
+    found: list[Change] = []
+    for sentence in (s.strip() for s in _SPLIT.split(text)):
+        if not sentence or sentence.endswith("?") or _HEDGE.search(sentence):
+            continue
+        for clause in re.split(r";\s+|\s+—\s+", sentence):
+            claim = _claim(clause)
+            if claim is not None:
+                found.append(claim)
+    return found
+
+
+def _claim(clause: str) -> Change | None:
+    """The change one clause claims: after a "Topic: " lead (the topic is its subject), else in the whole clause."""
+    readings = [("", clause)]
+    if ": " in clause:
+        topic, _, rest = clause.partition(": ")
+        readings.insert(0, (topic, rest))
+    for topic, rest in readings:
+        for pattern, has_subject in _PATTERNS:
+            match = pattern.search(rest.rstrip("."))
+            if match is None:
+                continue
+            groups = match.groupdict()
+            old = _clean_old(groups["a"] or "", cut="no longer" not in match.group(0).lower())
+            if not words(old) or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True):
+                continue  # "instead of failing at once": an action, not a thing
+            subject = " ".join(p for p in (topic, groups.get("x") or "", groups.get("x2") or "") if p) \
+                if has_subject else topic
+            return Change(old=old, new=_clean_old(groups.get("b") or "", cut=True), subject=subject.strip(),
+                          sentence=clause)
+    return None
+
+
+def asserted(text: str) -> str:
+    """`text` without its questions and hedged sentences: what it asserts ("Should we switch from Poetry?" does
+    not assert Poetry)."""
+    return "\n".join(s for s in _SPLIT.split(text) if s.strip() and not s.strip().endswith("?")
+                     and not _HEDGE.search(s))
+
+
+def _scopes(text: str) -> list[list[str]]:
+    """The words of each place a text scopes itself to ("in the webhook load-test script")."""
+    return [found for m in _SCOPE.finditer(text) if (found := words(m["scope"]))]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Which claim of the newer memory the older one answers, and the words that tie them."""
+
+    change: Change
+    old_words: tuple[str, ...]
+    subject_words: tuple[str, ...]
+
+    def reason(self) -> str:
+        tie = ", ".join(self.subject_words) or "the same name"
+        return (f"says it replaced {self.change.names()}; the older memory asserts "
+                f"{', '.join(self.old_words)} about {tie}")
+
+
+def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_text: str) -> Match | None:
+    """The change claimed by the newer memory (summary + prose) that the older one asserts, or None."""
+    older_words = set(words(asserted(older_text)))
+    older_head = set(words(older_summary))
+    own = [w for c in changes(older_summary) for w in words(c.old)]
+    for change in changes(newer_text):
+        wanted = words(change.old)
+        held = [w for w in wanted if _holds(older_words, w)]
+        numbers = [w for w in wanted if _DIGIT.search(w)]
+        if len(held) * 2 < len(wanted) or any(n not in older_words for n in numbers):
+            continue
+        if own and sum(_holds(set(own), w) for w in held) * 2 >= len(held):
+            continue  # the older memory itself replaced that thing: it does not assert it
+        new_words = set(words(change.new))
+        focus = set(words(newer_summary)) | set(words(change.sentence)) | {
+            w for s in _SPLIT.split(newer_text) if new_words and new_words & set(words(s)) for w in words(s)}
+        subject = words(change.subject)
+        if subject:
+            tie = [w for w in subject if _holds(older_words, w)]
+            if not tie:
+                continue
+        else:
+            tie = sorted({w for w in older_head if _holds(focus, w)})
+            raw = [t for t in _TOKEN.findall(change.old)]
+            named = any(_name_like(t, i == 0 and change.sentence.lstrip().startswith(t)) and _holds(older_words, _norm(t))
+                        for i, t in enumerate(raw))
+            if len(tie) < 2 and not named:
+                continue
+        elsewhere = any(not any(_holds(older_words, w) for w in scope) for scope in _scopes(change.sentence))
+        own_place = any(not any(_holds(focus, w) for w in scope) for scope in _scopes(older_summary))
+        if elsewhere and own_place:
+            continue  # each names its own scope: "in the load-test script" is not "for outgoing HTTP calls"
+        return Match(change, tuple(dict.fromkeys(held)), tuple(dict.fromkeys(tie)))
+    return None

@@ -1,0 +1,58 @@
+"""Pairs worth judging that embedding clusters miss: the newer names what it replaced, or the same task.
+
+"Use flake8 for linting" and "Switch linting from flake8 to ruff" sit below any sensible cosine threshold, so
+clusters alone never put them side by side. Here a statement that claims a change is paired with the older
+statements holding a word of what it replaced (rarest word first), and progress notes with the earlier notes
+naming the same task. Pure: the judge decides what each pair is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from memactors.actors.algorithms.change_claim import changes, words
+from memactors.actors.algorithms.heuristic_judge import family, prose
+from memactors.actors.algorithms.task_progress import task_of
+from memactors.events.memory import Memory
+
+#: Older memories paired with one claimed change, and earlier notes with one progress note: the most recent.
+PER_MEMORY = 12
+#: A word held by more memories than this says nothing about which one was replaced.
+COMMON = 400
+
+
+def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetime]) -> list[tuple[Memory, Memory]]:
+    """(newer, older) pairs among `statements` (canonical memories that assert something), older by `first_seen`."""
+    texts = {m.key: prose(m) for m in statements}
+    holders: dict[str, list[Memory]] = defaultdict(list)
+    for m in statements:
+        for word in set(words(texts[m.key])):
+            holders[word].append(m)
+    tasks: dict[str, list[Memory]] = defaultdict(list)
+    for m in statements:
+        if family(m.namespace) == "work" and (task := task_of(m.summary)) is not None:
+            tasks[task].append(m)
+    pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
+
+    def before(newer: Memory, candidates: Sequence[Memory]) -> list[Memory]:
+        earlier = [o for o in candidates if o.key != newer.key and (first_seen[o.key], o.key) < (first_seen[newer.key],
+                                                                                                 newer.key)]
+        return sorted(earlier, key=lambda o: first_seen[o.key], reverse=True)[:PER_MEMORY]
+
+    for m in statements:
+        if family(m.namespace) == "work":
+            continue
+        for change in changes(texts[m.key]):
+            known = [w for w in set(words(change.old)) if 0 < len(holders.get(w, ())) <= COMMON]
+            if not known:
+                continue
+            rarest = min(known, key=lambda w: len(holders[w]))
+            for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
+                pairs.setdefault((m.key, older.key), (m, older))
+    for notes in tasks.values():
+        for m in notes:
+            for older in before(m, notes):
+                pairs.setdefault((m.key, older.key), (m, older))
+    return list(pairs.values())
