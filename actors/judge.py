@@ -126,6 +126,10 @@ class SupersessionJudge(JoiningActor):
         for verdict in sorted(verdicts, key=lambda v: by_key[v.newer].timestamp):
             if verdict.relation is Relation.SUPERSEDES:
                 superseded_by[verdict.older] = verdict.newer
+                # the statement is replaced, with every copy of it: a verbatim re-capture after the change is
+                # the same statement (it dates from its first copy), not a newer one
+                if (canonical_key := formed.duplicate_of.get(verdict.older)) is not None:
+                    superseded_by.setdefault(canonical_key, verdict.newer)
             elif verdict.relation is Relation.SUBSUMES and verdict.container == verdict.newer:
                 # an older memory that already says everything a newer one does leaves the newer standing
                 # (listings fold the two as copies): a newer memory is never superseded by an older one

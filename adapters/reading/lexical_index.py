@@ -28,6 +28,8 @@ FIELD_WEIGHTS = (3.0, 1.0, 2.0)
 #: A question's words that are looked up (a longer question keeps its first ones).
 MAX_WORDS = 24
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: From this length a word no entry holds is looked up by its start (all but its last two letters, at least 4).
+PREFIX_FROM = 6
 #: Words too common in questions to say anything about the answer.
 _QUESTION_WORDS = frozenset(
     "a an and are as at be by can could did do does for from had has have how i if in is it its it's me my of on "
@@ -126,16 +128,25 @@ def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | 
         return None
 
 
+def _rows(db: sqlite3.Connection, term: str) -> list[int]:
+    return [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (term,))]
+
+
 def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> LexicalMatch:
     """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch)."""
     if not words:
         return LexicalMatch({}, [])
     total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    holding = {w: [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (f'"{w}"',))]
-               for w in words}
+    terms = {w: f'"{w}"' for w in words}
+    holding = {w: _rows(db, terms[w]) for w in words}
+    for w in words:
+        if not holding[w] and len(w) >= PREFIX_FROM:
+            # a word no entry holds may hold its stem another way ("linter" and "linting"): its start, as a prefix
+            terms[w] = f'"{w[:max(4, len(w) - 2)]}"*'
+            holding[w] = _rows(db, terms[w])
     best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
                       "ORDER BY rank LIMIT ?",
-                      (*FIELD_WEIGHTS, " OR ".join(f'"{w}"' for w in words), depth)).fetchall()
+                      (*FIELD_WEIGHTS, " OR ".join(terms.values()), depth)).fetchall()
     # BM25's inverse document frequency: a word few rows hold weighs more
     idf = {w: math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) for w, rows in holding.items()}
     known = sum(weight for w, weight in idf.items() if holding[w])

@@ -18,6 +18,7 @@ statement already listed takes its line.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,8 +57,21 @@ LEXICAL_WEIGHT = 0.3
 LEXICAL_DEPTH = 400
 #: How much a memory's quality (events/quality.py) scales its ranking: 1 - weight * (1 - quality).
 QUALITY_WEIGHT = 0.4
-#: A memory a newer one replaced ranks below one that answers as well and still stands.
+#: A memory a newer one replaced ranks below one that answers as well and still stands...
 SUPERSEDED_FACTOR = 0.85
+#: ... and well below it when the question asks what holds now ("what do we use", "which X is current").
+PRESENT_SUPERSEDED_FACTOR = 0.5
+#: How many replacements recall follows from a replaced memory to the one that stands.
+MAX_HOPS = 5
+_PRESENT = re.compile(
+    r"\b(?:now|current(?:ly)?|today|these\s+days|at\s+the\s+moment|nowadays|still|latest)\b"
+    r"|^\s*(?:what|which|how|where|who)\b(?!.*\b(?:did|was|were|had|used\s+to|before|originally|first|initially"
+    r"|ago|when)\b).*\b(?:do|does|is|are|use|uses|run|runs)\b", re.IGNORECASE)
+
+
+def present_tense(query: str) -> bool:
+    """Whether `query` asks what holds now ("what linter do we use", "which database is current"), not history."""
+    return _PRESENT.search(query) is not None
 
 
 @dataclass(frozen=True)
@@ -131,7 +145,8 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
                 ranking[position[row]] += LEXICAL_WEIGHT * value / best
     columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
-    standing = np.where(columns.superseded[rows], SUPERSEDED_FACTOR, 1.0)
+    replaced = PRESENT_SUPERSEDED_FACTOR if present_tense(query) else SUPERSEDED_FACTOR
+    standing = np.where(columns.superseded[rows], replaced, 1.0)
     score = (ranking * (0.8 + 0.2 * columns.score[rows]) * (1 - QUALITY_WEIGHT * (1 - columns.quality[rows]))
              * standing)
     return _Scored([int(i) for i in rows], relevance, score, floor)
@@ -188,7 +203,46 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
             continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
-    return hits
+    return _current_first(index, hits, limit, mode)
+
+
+def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: str | None) -> list[RecallHit]:
+    """Each replaced memory listed with what replaced it (followed to the memory that stands) just above it:
+    moved up when listed lower, added when not listed (at the replaced one's relevance)."""
+    out = list(hits)
+    i = 0
+    while i < len(out):
+        entry = out[i].entry
+        current = _standing(index, entry) if entry.kind is EntryKind.MEMORY and entry.superseded_by else None
+        if current is not None:
+            title = " ".join((current.title or current.summary).split()).casefold()
+            at = next((j for j, h in enumerate(out) if h.entry.key == current.key
+                       or " ".join((h.entry.title or h.entry.summary).split()).casefold() == title), None)
+            if at is None:
+                out.insert(i, RecallHit(current, out[i].relevance, out[i].score,
+                                        mode is None and current.tier not in FIRST_TIERS))
+                i += 1
+            elif at > i:
+                out.insert(i, out.pop(at))
+                i += 1
+        i += 1
+    return out[:limit]
+
+
+def _standing(index: RecallIndex, entry: IndexedEntry) -> IndexedEntry | None:
+    """The memory that replaced `entry`, or what replaced that in turn, up to MAX_HOPS (its most complete copy)."""
+    found = None
+    seen = {entry.key}
+    while entry.superseded_by and len(seen) <= MAX_HOPS:
+        row = index.entries.row_of(entry.superseded_by)
+        if row is None:
+            break
+        entry = index.entries[int(index.columns.head[row])]
+        if entry.key in seen:
+            break
+        seen.add(entry.key)
+        found = entry
+    return found
 
 
 def semantic(index: RecallIndex, embedder: Embedder | None) -> bool:
