@@ -50,9 +50,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p, re.IG
     (r"^(?P<b>.+?),\s+not\s+(?P<a>[^,]+)$", False),
     (r"^(?P<x>.*?)\bno\s+longer\s+(?P<a>.+)$", True),
     (r"^(?P<a>.+?)\s+(?:(?:is|are|was|were|has\s+been|have\s+been)\s+)?(?:dropped|deprecated|removed|gone"
-     r"|retired|abandoned|decommissioned)\b(?P<b>)", False),
+     r"|retired|abandoned|decommissioned)\b(?!\s+(?:from|to|by)\b)(?P<b>)", False),
     (rf"^(?P<x>.*?)\b(?:{_RETIRE})\s+(?P<a>.+?)(?:\s+(?:in\s+favou?r\s+of|for|to)\s+(?P<b>.+))?$", True),
 ))
+_SETTING = re.compile(
+    r"^(?P<x>.*?)\b(?:lower|rais|increas|reduc|bump|cut|chang|set|doubl|halv)(?:e|ed|d|es|s|ing)?\s+(?P<x2>.+?)"
+    r"\s+to\s+(?P<b>\d[\d.,]*(?:\s*(?:%|[a-z]+))?)\b", re.IGNORECASE)
+_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d[\d.,]*)\s*(%|[a-z]+)?", re.IGNORECASE)
 #: Where an old side ends: what follows is why or where, not what was replaced.
 _CLAUSE_END = re.compile(r"[,(:]")
 _A_END = re.compile(r"\s+(?:for|in|on|at|because|as|so|since|with|when|after|but|which|that|due|until)\s+|[,(:]")
@@ -72,6 +76,9 @@ class Change:
     new: str
     subject: str
     sentence: str
+    #: a setting given a new value ("lower the context budget to 2000 tokens"): the old value is whatever
+    #: other number an older memory gives the same setting
+    setting: bool = False
 
     def names(self) -> str:
         return f"'{self.old}'" + (f" -> '{self.new}'" if self.new else "")
@@ -151,7 +158,28 @@ def _claim(clause: str) -> Change | None:
                 if has_subject else topic
             return Change(old=old, new=_clean_old(groups.get("b") or "", cut=True), subject=subject.strip(),
                           sentence=clause)
+    setting = _SETTING.search(clause.rstrip("."))
+    if setting is not None and " from " not in clause:
+        subject = f"{setting['x']} {setting['x2']}".strip()
+        if len(words(subject)) >= 2:
+            return Change(old="", new=setting["b"], subject=subject, sentence=clause, setting=True)
     return None
+
+
+def _other_value(change: Change, older_words: set[str], older_text: str) -> str | None:
+    """The value an older memory gives the setting `change` sets: another number in the same unit, when it
+    holds the setting's words (at least two, and half of them) and not the new value."""
+    wanted = words(change.subject)
+    held = [w for w in wanted if _holds(older_words, w)]
+    new = _NUMBER_UNIT.match(change.new)
+    if new is None or len(held) < max(2, (len(wanted) + 1) // 2):
+        return None
+    values = [(m[1].rstrip(".,"), (m[2] or "").lower()) for m in _NUMBER_UNIT.finditer(older_text)]
+    unit = (new[2] or "").lower()
+    if any(v == new[1] for v, _ in values):
+        return None
+    other = [f"{v} {u}".strip() for v, u in values if (u == unit or not unit or not u)]
+    return other[0] if other else None
 
 
 def asserted(text: str) -> str:
@@ -176,8 +204,11 @@ class Match:
 
     def reason(self) -> str:
         tie = ", ".join(self.subject_words) or "the same name"
-        return (f"says it replaced {self.change.names()}; the older memory asserts "
-                f"{', '.join(self.old_words)} about {tie}")
+        if self.change.setting:
+            return (f"sets {self.change.subject} to {self.change.new}; the older memory gives it "
+                    f"{self.old_words[0]} (matched: {tie})")
+        return (f"says it replaced {self.change.names()}; the older memory asserts it "
+                f"(matched: {', '.join(self.old_words)}; subject: {tie})")
 
 
 def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_text: str) -> Match | None:
@@ -186,6 +217,11 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
     older_head = set(words(older_summary))
     own = [w for c in changes(older_summary) for w in words(c.old)]
     for change in changes(newer_text):
+        if change.setting:
+            value = _other_value(change, older_words, asserted(older_text))
+            if value is not None:
+                return Match(change, (value,), tuple(w for w in words(change.subject) if _holds(older_words, w)))
+            continue
         wanted = words(change.old)
         held = [w for w in wanted if _holds(older_words, w)]
         numbers = [w for w in wanted if _DIGIT.search(w)]

@@ -41,7 +41,7 @@ NOT_A_CLAIM = 0.9
 
 def prose(memory: Memory) -> str:
     """The memory's summary and the prose of its body (code, tables and markers set aside), bounded."""
-    body = " ".join(line for line, _ in prose_lines(memory.body[:MAX_TEXT]))
+    body = "\n".join(line for line, _ in prose_lines(memory.body[:MAX_TEXT]))  # a heading is no sentence's start
     return f"{memory.summary}\n{body}"
 
 
