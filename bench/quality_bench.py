@@ -7,7 +7,8 @@ a week, read a year later; the active one: written over two months up to
 yesterday), consolidates each once at the store's "now" (local MiniLM,
 offline summaries, no LLM), then measures with the generator's truth:
 - the SessionStart block: items, share of readable items (judged by the
-  lexical check below, not by memactors' own quality signal), distinct
+  lexical check below, not by memactors' own quality signal), lines that are
+  chatter (narration, lead-ins, headings, empty titles, checklists), distinct
   current decisions/learnings it carries, and superseded facts it presents
   as current;
 - share of HOT+WARM memories that are explicit captures;
@@ -47,6 +48,22 @@ from tests.realistic_store import FACTS, RealisticStore, build_realistic_store, 
 LABELS = ROOT / "bench" / "labels" / "quality_questions.json"
 _MARKUP = re.compile(r"[▶─★│|`<>{}=\\]|&lt;|&gt;|\*\*|^#|\.\.\.|…$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+#: What a person reads as chatter in the block: narration, lead-ins, empty titles, checklists, cuts (written for
+#: this benchmark, independently of memactors' own check), and bare Title Case headings (below).
+CHATTER = re.compile(
+    r"^(?:let me|let's|now i|now let|i found|i'll|i will|i see|here is|here's|here are|looking at)\b"
+    r"|^(?:done|ok|okay|great|perfect|excellent)\b\s*[!,.]"
+    r"|:\s*$|^\[[ xX]?\]|…$|\.\.\.$|^(?:summary of|summary$|the key insight|for future reference|what went well)",
+    re.IGNORECASE)
+_TITLE_CASE = re.compile(r"^[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|in|of|and|the|for|to|a))*$")
+_INSTRUCTION = re.compile(r"^(?:Use|Run|Keep|Store|Switch|Move|Replace|Add|Avoid|Prefer|Pin|Cap|Build|Deploy)\b")
+
+
+def chatter(line: str) -> bool:
+    """Whether a block line is chatter: see CHATTER, or a heading of at most four Title Case words."""
+    line = line.strip()
+    heading = len(line.split()) <= 4 and _TITLE_CASE.match(line) and not _INSTRUCTION.match(line)
+    return bool(CHATTER.search(line) or heading)
 
 
 def readable(text: str) -> bool:
@@ -120,6 +137,7 @@ def measure(store: RealisticStore, questions: list[dict], embedder) -> dict[str,
     return {
         "block_items": len(items),
         "block_readable_share": round(sum(map(readable, items)) / len(items), 3) if items else 0.0,
+        "block_chatter": sum(map(chatter, items)),
         "block_decisions_learnings": len(shown & wanted),
         "block_stale_as_current": sorted(shown & stale),
         "hot_warm": len(hot_warm),

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.consolidate_bench import machine  # noqa: E402
+from bench.quality_bench import chatter  # noqa: E402
 from memactors.adapters.claude.session_context import session_start  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
@@ -43,11 +44,6 @@ from memactors.events.read_model import EntryKind  # noqa: E402
 from tests.supersession_facts import ALSO_RIGHT, NOISE, Note, chains, replacements, traps  # noqa: E402
 from tests.supersession_store import SupersessionStore, build_supersession_store  # noqa: E402
 
-#: What a person reads as chatter in the block: narration, lead-ins, bare headings, empty titles, checklists, cuts.
-CHATTER = re.compile(
-    r"^(?:let me|now i|now let|i found|i'll|i will|done!|here is|here's|ok,|okay|great|perfect|looking at)\b"
-    r"|:\s*$|^\[[ x]\]|…$|\.\.\.$|^(?:summary of|the key insight|for future reference|what went well)\b",
-    re.IGNORECASE)
 #: First-day stores: (the notes, the topic whose question is asked).
 SMALL = (
     ("lint", ("lint-old", "lint-new", "fmt-old", "tests-old")),
@@ -128,8 +124,8 @@ def current_first(store: SupersessionStore, embedder, topics) -> dict[str, objec
 def block_report(store: SupersessionStore) -> dict[str, object]:
     block, _ = session_start(None, store.path, {}, now=store.now.timestamp())
     items = [re.sub(r"^- (\[\d{4}-\d{2}-\d{2}\] )?", "", line) for line in block.splitlines() if line.startswith("- ")]
-    chatter = [i for i in items if CHATTER.search(re.split(r" \((?:replaces|\d+ memories)", i)[0].strip())]
-    return {"block_items": len(items), "block_chatter": len(chatter), "chatter_items": chatter}
+    found = [i for i in items if chatter(re.split(r" \((?:replaces|\d+ memories)", i)[0].strip())]
+    return {"block_items": len(items), "block_chatter": len(found), "chatter_items": found}
 
 
 def main() -> None:

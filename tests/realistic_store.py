@@ -67,7 +67,7 @@ class Truth:
     """What an entry really is: the fact it carries (None: noise), how it was written, whether it is explicit."""
 
     fact: str | None
-    kind: str  # explicit | block | inline | code | echo
+    kind: str  # explicit | block | inline | code | echo | narration
     namespace: str
 
     @property
@@ -117,6 +117,31 @@ def _paragraphs_for(fact: Fact, rng: random.Random) -> list[_Paragraph]:
                               f"| current | we went with it | {point[:60]} |\n"
                               f"| previous | rejected | {fact.context[:50]} |", fact.id, "table"))
     return out
+
+
+#: What the agent says about its own work, and structure with no claim: real stores capture these as blocks.
+NARRATION = (
+    ("progress", "Let me check the existing context builder to understand the pattern:"),
+    ("learnings", "Now I understand the tracing system."),
+    ("progress", "Done! The rebase completed, but note:"),
+    ("progress", "I found 2 active projects. Since you just completed the sync work, let me look at capture next."),
+    ("progress", "Perfect! All 214 tests pass now."),
+    ("decisions", "Here's what I changed:"),
+    ("patterns", "Defense in Depth"),
+    ("retrospective", "What Went Well"),
+    ("patterns", "Optimizations"),
+    ("decisions", "Summary of what was done"),
+    ("learnings", "The key insight"),
+    ("progress", "[ ] Multi-layer secret detection for captured text"),
+    ("learnings", "for future reference"),
+)
+
+
+def _narration_paragraph(rng: random.Random) -> _Paragraph:
+    """A block the agent opened around its own narration, a bare heading or a checklist line."""
+    namespace, line = rng.choice(NARRATION)
+    label = _BLOCK_LABEL.get(namespace, "remember")
+    return _Paragraph(f"▶ {label} {'─' * rng.randint(30, 50)}\n{line}\n{'─' * 48}", None, "narration")
 
 
 def _code_paragraph(fact: Fact, path: str) -> _Paragraph:
@@ -200,6 +225,7 @@ def new_repository(path: Path, readme: bytes) -> tuple[pygit2.Repository, pygit2
 def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, scale: int = 1) -> RealisticStore:
     """Write the store into a new repository at `path`; `scale` multiplies the sessions (and entries)."""
     rng = random.Random(seed)
+    chatter = random.Random(seed + 1)  # its own stream: the rest of the store stays as it was
     start = DORMANT_START if dormant else ACTIVE_NOW - timedelta(days=64)
     day_length = timedelta(days=1) if dormant else timedelta(days=8)
     store = RealisticStore(path=path, now=DORMANT_NOW if dormant else ACTIVE_NOW)
@@ -231,6 +257,8 @@ def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, s
                 transcript.append(_echo_paragraph(rng.sample(known, k=min(3, len(known))), rng))
             for fact in talked:
                 transcript += _paragraphs_for(fact, rng)
+                if chatter.random() < 0.4:
+                    transcript.append(_narration_paragraph(chatter))
                 if rng.random() < 0.3:
                     transcript.append(_Paragraph(f"Ran the tests: {rng.randint(40, 400)} passed in "
                                                  f"{rng.uniform(1, 20):.2f}s. Moving on to the next item.", None,
@@ -248,7 +276,8 @@ def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, s
                 best = sorted(_signals(transcript[:upto]), key=lambda s: (-s[0], s[1]))[:6]
                 stamp = when + timedelta(minutes=40 + 15 * n)
                 for i, (_, _, namespace, summary, content, paragraph) in enumerate(best):
-                    kind = {"block": "block", "echo": "echo", "code": "code"}.get(paragraph.kind, "inline")
+                    kind = {"block": "block", "echo": "echo", "code": "code", "narration": "narration"}.get(
+                        paragraph.kind, "inline")
                     front = {"type": namespace, "timestamp": (stamp + timedelta(seconds=i)).isoformat(),
                              "summary": summary, "tags": ["auto-captured", "pre-compact"]}
                     write(namespace, front, content, commit, Truth(paragraph.fact, kind, namespace))
