@@ -14,7 +14,9 @@ Summaries rank alongside memories. Copies of one capture (identical, or cut
 differently) are one result: the group's most complete copy, ranked by its
 best-matching copy, with the copies' date range; memories with the same title
 (one statement captured two ways) are one result, and a summary led by a
-statement already listed takes its line.
+statement already listed takes its line. A replaced memory is listed with
+its replacement just above it; the agent's narration, lead-ins and bare
+headings are not listed (except with `--mode exhaustive`).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import tier_codes
 from memactors.adapters.reading.lexical_index import lookup
 from memactors.adapters.reading.read_cache import RecallIndex
+from memactors.events.chatter import chatter
 from memactors.events.read_model import EntryKind, IndexedEntry
 from memactors.events.terms import terms
 from memactors.events.tier import Tier
@@ -189,6 +192,8 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         if len(hits) == limit:
             break
         head = index.entries[shown_as(j)]
+        if mode != "exhaustive" and not head.readable and chatter(head.title or head.summary) is not None:
+            continue  # narration, a lead-in, a bare heading: nothing to read (`--mode exhaustive` lists them)
         hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
                         mode is None and head.tier not in FIRST_TIERS)
         # a copy of a capture already listed, or the same statement captured another way (same title)
