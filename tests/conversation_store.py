@@ -191,7 +191,94 @@ class ConversationStore:
     questions: list[Question] = field(default_factory=list)
 
 
-def build_conversation_store(path: Path, *, seed: int = 15) -> ConversationStore:
+#: A team's tool changes: (what was used, what replaced it, what for). Talked about as real chat does: used for
+#: a while, a plan (sometimes pushed back), the change reported in one of many wordings with a relative date,
+#: then mentioned again days later in other words beside another date.
+TEAM = ("Maya", "Tom", "Priya", "Leo")
+CHANGES: tuple[tuple[str, str, str], ...] = (
+    ("Jenkins", "GitHub Actions", "CI"), ("MySQL", "PostgreSQL", "the orders database"),
+    ("Trello", "Linear", "the issue tracker"), ("Heroku", "Fly.io", "staging"),
+    ("Mailchimp", "Buttondown", "the newsletter"), ("Zoom", "Google Meet", "standups"),
+    ("npm", "pnpm", "the frontend builds"), ("Webpack", "Vite", "bundling"),
+    ("Sentry", "Honeycomb", "tracing"), ("Travis", "CircleCI", "the nightly jobs"),
+    ("Bitbucket", "GitLab", "code hosting"), ("Confluence", "Notion", "the team wiki"),
+    ("Dropbox", "Google Drive", "shared files"), ("Asana", "Jira", "sprint planning"),
+    ("Nagios", "Prometheus", "alerting"), ("Vagrant", "Docker Compose", "local dev"),
+    ("Mercurial", "Git", "the legacy repos"), ("Redmine", "YouTrack", "support tickets"),
+    ("Jekyll", "Hugo", "the docs site"), ("Memcached", "Redis", "session caching"),
+)
+_REPORTS = (
+    "Heads up: we dropped {old} {when}, {what} runs on {new} now.",
+    "{When} we finally switched {what} from {old} to {new}.",
+    "Done! {what_cap} moved off {old} to {new} {when}.",
+    "{new} replaced {old} for {what} {when}, so update your bookmarks.",
+    "FYI {what} is on {new} since {when}; {old} is gone.",
+    "We stopped using {old} {when}. {what_cap} lives in {new} now.",
+)
+_LATER = (
+    "Since leaving {old}, {what} has been so much calmer. {When2} nobody complained once.",
+    "Remember the {new} move? {When2} a client still asked about {old}.",
+    "Honestly {new} was the right call for {what}. {When2} it saved us an hour.",
+)
+_TEAM_FILLER = ("standup in 5", "can someone review my PR?", "lol", "brb, coffee", "who broke main?",
+                "merged, thanks!", "I'm out Friday afternoon", "pizza for lunch?")
+_DROP_WORDS = ("drop", "stop using", "get rid of", "move off")
+_SWITCH_WORDS = ("switch {what} to", "move {what} to", "migrate {what} to")
+
+
+def _team_chat(store: ConversationStore, notes: dict[str, bytes], repo: pygit2.Repository, sig: pygit2.Signature,
+               tree: pygit2.Oid, parent: list[pygit2.Oid], rng: random.Random) -> list[pygit2.Oid]:
+    """The team's sessions (namespace `progress`, one memory per message) and two questions per change: when
+    the old tool was dropped, how long ago the new one came in (held out: every third)."""
+    day = date(2024, 2, 5)
+    days = []
+    for _ in range(40):
+        days.append(day)
+        day += timedelta(days=rng.randint(1, 4))
+    said: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for n, (old, new, what) in enumerate(CHANGES):
+        teller, other, third = rng.sample(TEAM, k=3)
+        session = 4 + n * (len(days) - 10) // len(CHANGES) + rng.randint(0, 1)
+        said[rng.randint(0, session - 3)].append((other, f"We use {old} for {what}, it's been fine so far."))
+        if rng.random() < 0.6:
+            plan_at = session - rng.randint(1, 2)
+            said[plan_at].append((third, f"I think we should move {what} off {old} next week."))
+            if rng.random() < 0.5:
+                said[plan_at].append((teller, f"Change of plan: the {new} move waits until after the release."))
+        phrase, start, end = rng.choice(PHRASES[:12])(days[session], rng)
+        text = rng.choice(_REPORTS).format(old=old, new=new, what=what, what_cap=what[:1].upper() + what[1:],
+                                           when=phrase, When=phrase[:1].upper() + phrase[1:])
+        said[session].append((teller, text))
+        said[session].append((other, rng.choice(("Nice, that feels faster already.", "Finally!",
+                                                  "Great, I'll update the runbook."))))
+        later = rng.randint(session + 2, min(len(days) - 1, session + 8))
+        when2 = rng.choice(("yesterday", "this morning", "last Tuesday"))
+        said[later].append((third, rng.choice(_LATER).format(old=old, new=new, what=what,
+                                                             When2=when2[:1].upper() + when2[1:])))
+        ask_drop = f"When did we {rng.choice(_DROP_WORDS)} {old}?"
+        ask_new = (f"How long ago did we {rng.choice(_SWITCH_WORDS).format(what=what)} {new}?" if rng.random() < 0.5
+                   else f"When did we {rng.choice(_SWITCH_WORDS).format(what=what)} {new}?")
+        for kind, question in (("drop", ask_drop), ("switch", ask_new)):
+            store.questions.append(Question(id=f"team-{kind}-{n:02d}", question=question, start=start, end=end,
+                                            held_out=len(store.questions) % 3 == 2))
+    commits = []
+    for session, told in enumerate(days):
+        oid = repo.create_commit("refs/heads/main", sig, sig, f"team {session}", tree, parent)
+        parent = [oid]
+        commits.append(oid)
+        turns = said[session] + [(rng.choice(TEAM), rng.choice(_TEAM_FILLER)) for _ in range(rng.randint(2, 5))]
+        rng.shuffle(turns)
+        for i, (speaker, text) in enumerate(turns):
+            stamp = datetime.combine(told, time(10, 0), timezone.utc) + timedelta(minutes=3 * i)
+            store.now = max(store.now, stamp + timedelta(days=1))
+            entry = serialize_entry({"type": "progress", "timestamp": stamp.isoformat(),
+                                     "summary": f"{speaker}: {text}"[:200]}, f"{speaker}: {text}")
+            notes[str(oid)] = append_entry(notes.get(str(oid)), entry)
+            store.memories += 1
+    return commits
+
+
+def build_conversation_store(path: Path, *, seed: int = 15, team: bool = True) -> ConversationStore:
     """Write the dialogues into a new repository at `path` (namespace `progress`, one note per session)."""
     rng = random.Random(seed)
     repo, sig, tree = new_repository(path, b"conversations\n")
@@ -243,11 +330,13 @@ def build_conversation_store(path: Path, *, seed: int = 15) -> ConversationStore
                                          "summary": f"{speaker}: {text}"[:200]}, f"{speaker}: {text}")
                 notes[str(oid)] = append_entry(notes.get(str(oid)), entry)
                 store.memories += 1
+    store.now = latest + timedelta(days=1)
+    if team:
+        _team_chat(store, notes, repo, sig, tree, parent, random.Random(seed + 1))
     git = GitStore(path)
     ref = "refs/notes/mem/progress"
     git.move_refs({ref: git.build_notes_commit(None, notes, "capture")}, {ref: None}, "capture")
-    store.now = latest + timedelta(days=1)
     return store
 
 
-__all__ = ["ConversationStore", "Question", "build_conversation_store"]
+__all__ = ["CHANGES", "ConversationStore", "Question", "build_conversation_store"]

@@ -253,12 +253,13 @@ def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, s
             today = [f for f in FACTS if f.day == day]
             talked = rng.sample(today, k=min(len(today), rng.randint(1, 3))) + rng.sample(known, k=2)
             transcript: list[_Paragraph] = []
+            narration_after: dict[int, _Paragraph] = {}
             if rng.random() < 0.5:
                 transcript.append(_echo_paragraph(rng.sample(known, k=min(3, len(known))), rng))
             for fact in talked:
                 transcript += _paragraphs_for(fact, rng)
-                if chatter.random() < 0.4:
-                    transcript.append(_narration_paragraph(chatter))
+                if chatter.random() < 0.4:  # said after this paragraph (see `spoken` below)
+                    narration_after[len(transcript)] = _narration_paragraph(chatter)
                 if rng.random() < 0.3:
                     transcript.append(_Paragraph(f"Ran the tests: {rng.randint(40, 400)} passed in "
                                                  f"{rng.uniform(1, 20):.2f}s. Moving on to the next item.", None,
@@ -273,7 +274,10 @@ def build_realistic_store(path: Path, *, dormant: bool = True, seed: int = 14, s
             # compactions: each rescans the transcript so far and captures its best few signals
             cuts = sorted(rng.sample(range(1, len(transcript) + 1), k=min(len(transcript), rng.randint(2, 4))))
             for n, upto in enumerate(cuts):
-                best = sorted(_signals(transcript[:upto]), key=lambda s: (-s[0], s[1]))[:6]
+                # the transcript as spoken, the agent's narration included; the cuts fall where they did without it
+                spoken = [p for i, paragraph in enumerate(transcript[:upto])
+                          for p in (paragraph, *([narration_after[i + 1]] if i + 1 in narration_after else []))]
+                best = sorted(_signals(spoken), key=lambda s: (-s[0], s[1]))[:6]
                 stamp = when + timedelta(minutes=40 + 15 * n)
                 for i, (_, _, namespace, summary, content, paragraph) in enumerate(best):
                     kind = {"block": "block", "echo": "echo", "code": "code", "narration": "narration"}.get(

@@ -422,6 +422,25 @@ NOISE = (
 ALSO_RIGHT = frozenset({("n-12", "api-old")})
 
 
+#: What a developer calls the replaced and the new thing of a topic, for "when did we drop X?" and "when did we
+#: switch to Y?" (the answer: the day the replacement was first captured).
+CHANGE_NAMES = {
+    "lint": ("flake8", "ruff"), "db": ("PostgreSQL", "SQLite"), "deps": ("Poetry", "uv"),
+    "ci": ("GitHub Actions", "Buildkite"), "queue": ("cron", "Celery"), "fmt": ("black", "ruff format"),
+    "bundler": ("Webpack", "Vite"), "payments": ("Stripe Checkout", "Paddle"), "auth": ("JWTs", "opaque tokens"),
+    "logs": ("plain text logs", "structured JSON logs"), "cache": ("the in-process LRU", "Redis"),
+    "tests": ("unittest", "pytest"), "uploads": ("local disk uploads", "S3"), "py": ("Python 3.10", "Python 3.12"),
+    "api": ("REST", "GraphQL"), "deploy": ("the systemd VM", "Kubernetes"), "search": ("FTS5", "OpenSearch"),
+    "http": ("requests", "httpx"), "orm": ("the Django ORM", "SQLAlchemy"), "secrets": (".env files", "Vault"),
+    "monitor": ("Rollbar", "Sentry"), "pkgmgr": ("npm", "pnpm"), "typecheck": ("mypy", "pyright"),
+    "config": ("INI config", "TOML config"), "docs": ("Sphinx", "MkDocs"), "branch": ("git-flow", "trunk-based development"),
+    "sched": ("APScheduler", "a Kubernetes CronJob"), "date": ("Arrow", "zoneinfo"), "proxy": ("Nginx", "Caddy"),
+    "revert": ("msgpack", "JSON for the cache"), "lock": ("the PID file", "fcntl locks"),
+    "container": ("Docker Desktop", "Podman"), "cdn": ("CloudFront", "Cloudflare"), "i18n": ("gettext", "Fluent"),
+    "mail": ("Mailgun", "Postmark"),
+}
+
+
 def replacements() -> list[Replacement]:
     return [Replacement(id, q, old, new, held_out=i % 3 == 2) for i, (id, q, old, new) in enumerate(_REPLACEMENTS)]
 
@@ -454,4 +473,4 @@ def all_notes() -> list[Note]:
     return list(seen.values())
 
 
-__all__ = ["ALSO_RIGHT", "Chain", "NOISE", "Note", "Replacement", "Trap", "all_notes", "chains", "replacements", "traps"]
+__all__ = ["ALSO_RIGHT", "CHANGE_NAMES", "Chain", "NOISE", "Note", "Replacement", "Trap", "all_notes", "chains", "replacements", "traps"]

@@ -156,7 +156,7 @@ def _claim(clause: str) -> Change | None:
                 continue  # "instead of failing at once": an action, not a thing
             subject = " ".join(p for p in (topic, groups.get("x") or "", groups.get("x2") or "") if p) \
                 if has_subject else topic
-            return Change(old=old, new=_clean_old(groups.get("b") or "", cut=True), subject=subject.strip(),
+            return Change(old=old, new=_clean_old(groups.get("b") or "", cut=False), subject=subject.strip(),
                           sentence=clause)
     setting = _SETTING.search(clause.rstrip("."))
     if setting is not None and " from " not in clause:

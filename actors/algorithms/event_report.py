@@ -9,6 +9,9 @@ before the day it was written, or a verb in the past tense — a plan in the
 same words ("I'm planning to go next week") does not. Later mentions of the same event ("remember the
 museum?") hold fewer of the words and rarely a date; among reports that
 score alike, the earliest recorded one is the report (`first_report`).
+A question about a change ("when did we drop PostgreSQL", "how long ago did we switch to SQLite") is reported
+by the memory that claims that change (actors/algorithms/change_claim.py: PostgreSQL on the replaced side, SQLite
+on the new side), not by one that merely names the subject, such as the day PostgreSQL was adopted.
 Standard library only, no parser: recall's latency stays what it was.
 """
 
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from memactors.actors.algorithms.change_claim import changes, words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _STOP = frozenset(
@@ -41,7 +46,8 @@ _IRREGULAR = {
 }
 _PAST = re.compile(r"\b(?:was|were|had|did|went|got|came|saw|made|took|[a-z]{2,}ed)\b", re.IGNORECASE)
 _PLAN = re.compile(r"\b(?:plan(?:ning)?\s+to|going\s+to|gonna|will|shall|want\s+to|hope\s+to|I'll|we'll|"
-                   r"can't\s+wait\s+to)\b", re.IGNORECASE)
+                   r"can't\s+wait\s+to|should\s+we|could\s+we|shall\s+we|why\s+don't\s+we|maybe\s+we)\b",
+                   re.IGNORECASE)
 #: How close (in report score) a report must be to the best to count as the same report; the earliest wins.
 SAME_REPORT = 0.1
 
@@ -98,19 +104,61 @@ def planned(text: str) -> bool:
     return _PLAN.search(text) is not None
 
 
+_DROP = re.compile(r"\b(?:drop|dropp?ed|remove[ds]?|abandon(?:ed)?|retire[ds]?|stop(?:ped)?\s+using|move[ds]?\s+off"
+                   r"|moved\s+away\s+from|get\s+rid\s+of|got\s+rid\s+of|ditch(?:ed)?|deprecate[ds]?|leave|left"
+                   r"|replace[ds]?|switch(?:ed)?\s+(?:away\s+)?from|migrate[ds]?\s+(?:off|from|away\s+from))\s+(?P<what>.+)",
+                   re.IGNORECASE)
+_SWITCH = re.compile(r"\b(?:switch(?:ed)?|move[ds]?|migrate[ds]?|change[ds]?|upgrade[ds]?|convert(?:ed)?)\b"
+                     r"(?:.*?)\s+(?:to|onto)\s+(?P<what>.+)", re.IGNORECASE)
+
+
+_CHANGE_VERB = re.compile(r"\b(?:drop|dropp?ed|remove[ds]?|abandon(?:ed)?|retire[ds]?|stop(?:ped)?\s+using|move[ds]?"
+                          r"|get\s+rid\s+of|got\s+rid\s+of|ditch(?:ed)?|deprecate[ds]?|leave|left|replace[ds]?"
+                          r"|switch(?:ed)?|migrate[ds]?|change[ds]?|upgrade[ds]?|convert(?:ed)?|off|away|from|to)\b",
+                          re.IGNORECASE)
+
+
+def change_asked(question: str) -> tuple[str, frozenset[str]] | None:
+    """("old", words) for a question about dropping something, ("new", words) for one about switching to
+    something; None when the question asks about no change."""
+    text = question.rstrip("?").strip()
+    for side, pattern in (("old", _DROP), ("new", _SWITCH)):
+        match = pattern.search(text)
+        if match and (found := frozenset(words(match["what"]))):
+            return side, found
+    return None
+
+
+def reports_change(question: str, text: str) -> bool:
+    """Whether `text` claims the change a change question asks about (False for any other question)."""
+    asked = change_asked(question)
+    if asked is None:
+        return False
+    side, wanted = asked
+    numbers = {w for w in wanted if any(c.isdigit() for c in w)}
+    for change in changes(text):
+        held = set(words(change.old if side == "old" else change.new or change.sentence))
+        if numbers <= held and len(wanted & held) * 2 >= len(wanted):
+            return True
+    return False
+
+
 def report_score(question: str, text: str, relevance: float, dated: bool) -> float:
-    """How well `text` reports the event `question` asks about (at most 1): its event words and names first, then
-    whether it says it happened (`dated`: a date on or before its own day; or the past tense) — a plan
-    in the same words does not."""
-    happened = (dated or past_tense(text)) and not planned(text)
+    """How well `text` reports the event `question` asks about (at most 1.3): its event words and names first, then
+    whether it says it happened (`dated`: a date on or before its own day; or the past tense; or it claims the
+    change asked about) — a plan in the same words does not — and, for a change question, whether it claims that
+    change (then the question's change verb is no event word: "moved off" reports "drop")."""
+    change = reports_change(question, text)
+    happened = (dated or past_tense(text) or change) and not planned(text)
+    asked = question if change_asked(question) is None else _object_only(question)
+    # a question whose every event word is a name the memory holds ("when did we switch to Buildkite") asks
+    # about that name: its share is the names'
+    share = event_share(asked, text) if event_words(asked, text) else name_share(asked, text)
     # a memory naming none of the people the question names reports someone else's event
-    return round(0.5 * event_share(question, text) + 0.2 * relevance + 0.15 * happened
-                 + 0.15 * (dated and happened) - 0.3 * (1 - name_share(question, text)), 4)
+    return round(0.5 * share + 0.2 * relevance + 0.15 * happened
+                 + 0.15 * (dated and happened) - 0.3 * (1 - name_share(question, text)) + 0.3 * change, 4)
 
 
-def first_report(scores: Sequence[float], recorded: Sequence[float]) -> int:
-    """The index of the report: among scores within SAME_REPORT of the best, the earliest `recorded`
-    (then the caller's order)."""
-    best = max(scores)
-    close = [i for i, s in enumerate(scores) if s >= best - SAME_REPORT]
-    return min(close, key=lambda i: (recorded[i], i))
+def _object_only(question: str) -> str:
+    """A change question without its change verb: "When did we drop PostgreSQL?" -> "When did we PostgreSQL?"."""
+    return _CHANGE_VERB.sub(" ", question)

@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from memactors.actors.algorithms.event_report import first_report, report_score
+from memactors.actors.algorithms.event_report import SAME_REPORT, change_asked, report_score, reports_change
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -62,6 +62,12 @@ __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relati
 _NO_ANSWER = "No memory found that answers this."
 #: Other answers listed beside the chosen one.
 MAX_ALTERNATIVES = 3
+#: The most a report score reaches (event_report.report_score), for a change question and for others.
+REPORT_MAX, REPORT_MAX_CHANGE = 1.0, 1.3
+#: A later mention of an event the evidence already reported counts this much of its score.
+LATER_MENTION = 0.5
+#: How sure the day a memory was recorded is as the day of what it reports, when it states no date.
+RECORDED_DAY = 0.5
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -437,11 +443,26 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, Tempor
     return score, best[0] if best else None, best[1] if best else ""
 
 
+def _supports(question: str, scores: Sequence[float], recorded: Sequence[float]) -> list[float]:
+    """How well each candidate supports an answer (0..1): its report score over the most a score can be, halved
+    for a later mention (an earlier candidate reports the event as well: the first report dates it)."""
+    most = REPORT_MAX_CHANGE if change_asked(question) else REPORT_MAX
+    out = []
+    for i, score in enumerate(scores):
+        later = any(recorded[j] < recorded[i] and scores[j] >= score - SAME_REPORT for j in range(len(scores)))
+        out.append(max(0.0, min(1.0, score / most)) * (LATER_MENTION if later else 1.0))
+    return out
+
+
 def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime, tz: tzinfo) -> ReasonedAnswer:
-    """Offline answer to a date question from ranked evidence: the memory that reports the event
-    (actors/algorithms/event_report.py: its event words, with a date or in the past tense, the first report
-    over later mentions) and the date it gives, else its own local day, held less confidently; the other
-    candidates with a different date are `alternatives`."""
+    """Offline answer to a date question from ranked evidence.
+
+    Each recalled memory is a candidate: how well it reports the event (actors/algorithms/event_report.py: the
+    question's event words, with a date or in the past tense, the change a change question asks about; a later
+    mention of the same event counts half) times how sure its date is (the date it states on or before the day
+    it was written, else that day, held less surely). The answer is the candidate with the highest confidence
+    (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
+    choice, its confidence and its reasoning never disagree."""
     if not evidence:
         return ReasonedAnswer(question=question, answer=_NO_ANSWER, confidence=0.0,
                               reasoning="No memory was recalled for this question.")
@@ -449,45 +470,54 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     wants_distance = _DISTANCE_QUESTION.search(question) is not None
     zone = _zone_name(tz)
     candidates = [_candidate(question, item, tz) for item in evidence]
-    chosen_at = first_report([c[0] for c in candidates], [_as_aware(e.timestamp).timestamp() for e in evidence])
+    recorded = [_as_aware(e.timestamp).timestamp() for e in evidence]
+    support = _supports(question, [c[0] for c in candidates], recorded)
 
     def answered(i: int) -> tuple[date, date | None, float, str]:
         item, (_, resolution, _) = evidence[i], candidates[i]
         if resolution is not None:
-            start, end = resolution.resolved_date, resolution.resolved_end
-            confidence = item.relevance * resolution.confidence
-        else:  # the recording day is only a proxy for the event's day, well under a stated date's confidence
-            start, end, confidence = _local_day(item.timestamp, tz), None, 0.4 * item.relevance
+            start, end, sure = resolution.resolved_date, resolution.resolved_end, resolution.confidence
+        else:  # the recording day is only a proxy for the event's day, below a stated date
+            start, end, sure = _local_day(item.timestamp, tz), None, RECORDED_DAY
         label = _span_label(start, end)
         if wants_distance:
             label = f"{label}, {_distance_label(today, start, end)}"
-        return start, end, round(confidence, 3), label
+        return start, end, round(support[i] * sure, 3), label
 
-    start, end, confidence, answer = answered(chosen_at)
+    answers = [answered(i) for i in range(len(evidence))]
+    chosen_at = min(range(len(evidence)), key=lambda i: (-answers[i][2], recorded[i], i))
+    start, end, confidence, answer = answers[chosen_at]
     item, (_, chosen, how) = evidence[chosen_at], candidates[chosen_at]
-    recorded = _local_day(item.timestamp, tz)
+    recorded_day = _local_day(item.timestamp, tz)
     alternatives: list[Alternative] = []
     seen = {(start, end)}
-    for i in sorted(range(len(evidence)), key=lambda i: -candidates[i][0]):
-        alt_start, alt_end, alt_confidence, alt_answer = answered(i)
+    for i in sorted(range(len(evidence)), key=lambda i: (-answers[i][2], recorded[i], i)):
+        alt_start, alt_end, alt_confidence, alt_answer = answers[i]
         if (alt_start, alt_end) not in seen and len(alternatives) < MAX_ALTERNATIVES:
             seen.add((alt_start, alt_end))
             alternatives.append(Alternative(answer=alt_answer, resolved_date=alt_start, resolved_end=alt_end,
                                             confidence=alt_confidence, source_memory_ids=(evidence[i].memory_id,)))
     if chosen is not None:
         when = _span_label(chosen.resolved_date, chosen.resolved_end)
-        reasoning = (f'Memory {item.memory_id}, recorded on {_day_label(recorded)} in {zone}, says '
+        reasoning = (f'Memory {item.memory_id}, recorded on {_day_label(recorded_day)} in {zone}, says '
                      f'"{chosen.original_text}", read as {how}: {when}.')
     else:
-        opening = ("No recalled memory states a date" if all(c[1] is None for c in candidates)
-                   else f"Memory {item.memory_id} reports this best but states no date")
-        reasoning = (f"{opening}, so this is the day memory {item.memory_id} was recorded ({zone}), not a date "
-                     "it states; what it describes may have happened at another time.")
+        reasoning = (f"Memory {item.memory_id} reports this best but states no date, so this is the day it was "
+                     f"recorded ({_day_label(recorded_day)}, {zone}); what it describes may have happened "
+                     "earlier.")
+    why = ["it holds the question's words" if candidates[chosen_at][0] > 0 else "it was recalled first"]
+    if reports_change(question, item.text):
+        why.append("it states the change asked about")
+    if chosen is not None:
+        why.append("it says when")
+    if not any(recorded[j] < recorded[chosen_at] for j in range(len(evidence))):
+        why.append("it came first")
+    reasoning += f" Confidence {confidence:.2f}: {', '.join(why)}."
     if alternatives:
         count = len(alternatives)
         reasoning += (f" {count} other date{'s' if count != 1 else ''} in the evidence "
-                      f"point{'s' if count == 1 else ''} elsewhere (alternatives); this memory reports the event "
-                      "best: it holds the question's words, says when, and came first.")
+                      f"{'are' if count != 1 else 'is'} less supported (alternatives, best "
+                      f"{alternatives[0].confidence:.2f}).")
     rest = tuple(r for c in candidates for r in [c[1]] if r is not None and r is not chosen)
     return ReasonedAnswer(question=question, answer=answer, confidence=confidence, reasoning=reasoning,
                           temporal_resolutions=((chosen,) if chosen else ()) + rest,

@@ -51,7 +51,8 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
             memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
                 if data else None
             text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
-            found.append(Evidence(memory_id=e.id, text=text, timestamp=e.timestamp,
+            # a statement dates from its first copy: a re-capture is not a newer report
+            found.append(Evidence(memory_id=e.id, text=text, timestamp=e.first_seen or e.timestamp,
                                   relevance=min(1.0, max(0.0, hit.relevance))))
     return found
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 import trio
@@ -190,13 +190,27 @@ def test_a_warm_clusterer_forms_the_same_clusters_as_a_fresh_one(store_of_facts:
         [c.touched for c in sorted(fresh.clusters, key=lambda c: c.members)]
 
 
-def test_a_newer_memory_is_never_superseded_by_an_older_one(dormant_store) -> None:
+def test_a_statement_is_never_superseded_by_one_first_captured_after_it(dormant_store) -> None:
+    """A statement dates from its first copy: whatever replaces it was first captured no earlier (a verbatim
+    re-capture after the replacement is replaced with the rest of its copies)."""
     store = MemoryStore(GitStore(dormant_store.store.path))
     memories = {m.key: m for m in store.scan(None).memories}
-    superseded = [(k, m.superseded_by) for k, m in store.load_state().meta.items() if m.superseded_by in memories]
-    assert superseded  # copies and replaced decisions exist in this store
+    first_seen: dict[tuple[str, str, str], datetime] = {}
+    for m in memories.values():
+        content = (m.namespace, m.summary, m.body.strip())
+        first_seen[content] = min(first_seen.get(content, m.timestamp), m.timestamp)
+
+    def first(key: str) -> datetime:
+        m = memories[key]
+        return first_seen[(m.namespace, m.summary, m.body.strip())]
+
+    state = store.load_state()
+    replaced = {(e.target_key, e.source_key) for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES}
+    superseded = [(k, m.superseded_by) for k, m in state.meta.items()
+                  if m.superseded_by in memories and (k, m.superseded_by) in replaced]
+    assert superseded  # replaced decisions exist in this store
     for older, newer in superseded:
-        assert memories[newer].timestamp >= memories[older].timestamp
+        assert first(newer) >= first(older), (memories[older].summary, memories[newer].summary)
 
 
 def test_a_decision_captured_again_after_its_replacement_is_still_listed_as_replaced(dormant_store) -> None:
