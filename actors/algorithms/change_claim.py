@@ -152,8 +152,9 @@ def _claim(clause: str) -> Change | None:
                 continue
             groups = match.groupdict()
             old = _clean_old(groups["a"] or "", cut="no longer" not in match.group(0).lower())
-            if not words(old) or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True):
-                continue  # "instead of failing at once": an action, not a thing
+            if not words(old) or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True) \
+                    or re.match(r"(?:from|to|by)\b", old, re.IGNORECASE):
+                continue  # "instead of failing at once": an action; "dropped from 70 to 6": a number, not a thing
             subject = " ".join(p for p in (topic, groups.get("x") or "", groups.get("x2") or "") if p) \
                 if has_subject else topic
             return Change(old=old, new=_clean_old(groups.get("b") or "", cut=False), subject=subject.strip(),

@@ -58,9 +58,13 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
 
 
 def llm_candidates(evidence: Sequence[Evidence], offline: ReasonedAnswer) -> list[Evidence]:
-    """The candidates the LLM chooses among: the offline answer's memories and its alternatives' first,
-    then the rest in recall's order, at most LLM_CANDIDATES."""
-    first = [*offline.source_memory_ids, *(m for a in offline.alternatives for m in a.source_memory_ids)]
+    """The candidates the LLM chooses among: the offline answer's memories and its alternatives' first, then
+    the memories that claim the change a change question asks about (found by their words, however recall
+    ranked them), then the rest in recall's order, at most LLM_CANDIDATES."""
+    from memactors.actors.algorithms.event_report import reports_change
+
+    first = [*offline.source_memory_ids, *(m for a in offline.alternatives for m in a.source_memory_ids),
+             *(e.memory_id for e in evidence if reports_change(offline.question, e.text))]
     rank = {memory_id: i for i, memory_id in enumerate(dict.fromkeys(first))}
     ordered = sorted(evidence, key=lambda e: rank.get(e.memory_id, len(rank)))
     return ordered[:LLM_CANDIDATES]
@@ -97,6 +101,9 @@ async def reason_with_llm(llm: StructuredLLM, question: str, evidence: Sequence[
         alternatives.insert(0, Alternative(answer=offline.answer, resolved_date=chosen.resolved_date,
                                            resolved_end=chosen.resolved_end, confidence=offline.confidence,
                                            source_memory_ids=offline.source_memory_ids))
+    # the answer is never less sure than what it is preferred to: alternatives are capped at its confidence
+    alternatives = [a.model_copy(update={"confidence": min(a.confidence, asked.answer.confidence)})
+                    for a in alternatives]
     return offline.model_copy(update={
         "answer": asked.answer.answer, "confidence": asked.answer.confidence, "reasoning": asked.answer.reasoning,
         "source_memory_ids": cited, "provider": asked.provider, "alternatives": tuple(alternatives),

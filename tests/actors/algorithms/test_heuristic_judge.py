@@ -51,3 +51,46 @@ def test_the_offline_judge_on_the_labelled_pairs() -> None:
         if pair["category"] in ("compatible_addition", "unrelated_lookalike"):
             assert verdict.relation is not Relation.SUPERSEDES, pair
     assert right / len(pairs) >= 0.9
+
+
+def _judged(new, old, similarity: float = 0.8):
+    """The verdict as the judge actor reaches it: a memory takes part as a statement when its content is readable
+    and well formed (events/quality.py)."""
+    from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+
+    def statement(m) -> bool:
+        q = assess(QualityPolicy(), summary=m.summary, body=m.body, tags=m.tags)
+        return q.readable and q.score >= WELL_FORMED
+
+    return judge_pair(new, old, similarity, statements=(statement(new), statement(old)))
+
+
+def test_a_change_word_with_no_replaced_object_in_the_older_memory_is_not_a_supersession() -> None:
+    old = memory("Use PostgreSQL for the main database", "JSONB columns for the event payloads.", days=0)
+    new = memory("Switched the scheduler's clock source from time.time to time.monotonic",
+                 "Wall clock jumps made jobs fire twice.", days=10)
+    assert _judged(new, old).relation is not Relation.SUPERSEDES
+    progress_old = memory("Completed Task 2.2: Instrumented RecallService", ns="progress", days=0)
+    progress_new = memory("Added proactive memory search guidance instead of the old SessionStart templates",
+                          ns="progress", days=3)
+    assert _judged(progress_new, progress_old).relation is not Relation.SUPERSEDES
+
+
+def test_a_heading_or_table_row_never_supersedes_and_is_never_superseded() -> None:
+    decision = memory("Use flake8 for linting", "All Python code is checked with flake8 in CI.", days=0)
+    row = memory("| flake8 | replaced | ruff |", "| Tool | Status |\n|---|---|\n| flake8 | replaced | ruff |", days=4)
+    heading = memory("Migration Plan", "## Migration Plan", days=5)
+    lead_in = memory("Here is how we replaced flake8:", days=6)
+    for noise in (row, heading, lead_in):
+        assert _judged(noise, decision).relation is not Relation.SUPERSEDES
+    switch = memory("Switch linting from flake8 to ruff", "Ruff replaces flake8: 50x faster.", days=7)
+    assert _judged(switch, row).relation is not Relation.SUPERSEDES
+    assert _judged(switch, decision).relation is Relation.SUPERSEDES
+
+
+def test_the_reason_names_the_words_that_matched() -> None:
+    old = memory("Use flake8 for linting", days=0)
+    new = memory("Switch linting from flake8 to ruff", "Ruff replaces flake8: 50x faster, same rules plus isort.",
+                 days=4)
+    verdict = _judged(new, old, similarity=0.4)
+    assert verdict.relation is Relation.SUPERSEDES and "flake8" in verdict.reason and "lint" in verdict.reason

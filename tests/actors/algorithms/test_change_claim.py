@@ -1,0 +1,69 @@
+"""What a memory says it replaced, and whether an older memory asserts that thing about the same subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from memactors.actors.algorithms.change_claim import changes, replaced_in
+
+
+@pytest.mark.parametrize(("text", "old"), [
+    ("Switch linting from flake8 to ruff", "flake8"),
+    ("Moved off PostgreSQL to SQLite for the single-user build", "PostgreSQL"),
+    ("Dependency management is now uv instead of Poetry", "Poetry"),
+    ("Replaced Webpack with Vite for the frontend build", "Webpack"),
+    ("httpx replaces requests for all outgoing HTTP", "requests"),
+    ("Public API: REST -> GraphQL", "REST"),
+    ("Static files now go through Cloudflare, not CloudFront", "CloudFront"),
+    ("We no longer use black; ruff format does the formatting", "use black"),
+    ("Dropped the Django ORM in favour of SQLAlchemy 2.0", "the Django ORM"),
+    ("Docker Desktop dropped: developers now run the stack with Podman", "Docker Desktop"),
+    ("Stripe Checkout was dropped for new customers and old ones.", "Stripe Checkout"),
+    ("Stopped using Arrow; dates are plain datetime with zoneinfo", "Arrow"),
+])
+def test_each_wording_of_a_change_names_what_it_replaced(text: str, old: str) -> None:
+    assert [c.old for c in changes(text)][:1] == [old]
+
+
+@pytest.mark.parametrize("text", [
+    "We might replace Celery with RQ later if the broker keeps failing",
+    "Should we switch from Poetry to uv?",
+    "Considered replacing Sentry with Honeybadger for the frontend; rejected, Sentry stays",
+    "Instead of failing at once, writers wait.",
+    "CI installs dropped from 70 seconds to 6.",
+])
+def test_plans_questions_refusals_and_actions_claim_no_change(text: str) -> None:
+    assert changes(text) == []
+
+
+def test_the_older_memory_must_assert_what_was_replaced() -> None:
+    new = "Switch linting from flake8 to ruff"
+    assert replaced_in(new, new, "Use flake8 for linting", "Use flake8 for linting") is not None
+    assert replaced_in(new, new, "Use black for formatting", "Use black for formatting") is None
+
+
+def test_a_change_in_another_scope_replaces_nothing() -> None:
+    new = "Replaced requests with aiohttp in the webhook load-test script"
+    old = "Use requests for outgoing HTTP calls"
+    assert replaced_in(new, new, old, old) is None
+
+
+def test_another_version_of_the_same_name_is_not_the_one_replaced() -> None:
+    new = "Upgraded production from Python 3.10 to 3.12"
+    assert replaced_in(new, new, "Dropped Python 3.8 support", "Dropped Python 3.8 support") is None
+    assert replaced_in(new, new, "Production runs Python 3.10", "Production runs Python 3.10") is not None
+
+
+def test_a_thing_only_asked_about_is_not_asserted() -> None:
+    new = "Dependency management is now uv instead of Poetry"
+    asked = "Should we switch from Poetry to uv? Worth measuring install times first."
+    assert replaced_in(new, new, asked, asked) is None
+
+
+def test_a_setting_given_a_new_value_replaces_the_old_value() -> None:
+    new = "Lower the SessionStart context budget to 2000 tokens"
+    match = replaced_in(new, new, "Cap the SessionStart context at 4000 tokens",
+                        "Cap the SessionStart context at 4000 tokens")
+    assert match is not None and "4000 tokens" in match.reason()
+    sibling = "The SessionStart context lists decisions first"
+    assert replaced_in(new, new, sibling, sibling) is None

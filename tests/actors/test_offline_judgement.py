@@ -1,0 +1,128 @@
+"""Judgement a user can trust offline, on real repositories: the right memory replaced, the current answer
+first, no chatter where a person or the agent reads, and the day a change happened."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import trio
+
+from memactors.adapters.claude.session_context import session_start
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.reading.read_cache import ReadCache
+from memactors.adapters.reading.recall import search
+from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate
+from memactors.adapters.runtime.settings import Settings
+from memactors.events.edge import EdgeType
+from tests.conftest import Repo, run_cli
+from tests.supersession_facts import ALSO_RIGHT, NOISE, chains, replacements, traps
+from tests.supersession_store import SupersessionStore, build_supersession_store
+
+DAY0 = datetime.now(timezone.utc) - timedelta(days=20)
+
+
+@pytest.fixture
+def first_day(repo: Repo) -> Repo:
+    """A first-day user's store, captured with the git CLI: flake8, then the switch to ruff four days later."""
+    repo.capture("decisions", "Use flake8 for linting", "All Python code is checked with flake8 in CI.", when=DAY0)
+    repo.commit("more work")
+    repo.capture("decisions", "Use pytest for the test suite", "Run with pytest -q.", when=DAY0 + timedelta(hours=2))
+    repo.capture("decisions", "Switch linting from flake8 to ruff",
+                 "Ruff replaces flake8: 50x faster, same rules plus isort.", when=DAY0 + timedelta(days=4))
+    repo.capture("progress", "Let me switch to the ruff config to check which rules replace flake8:",
+                 when=DAY0 + timedelta(days=4, hours=1), tags=["auto-captured", "pre-compact"])
+    repo.commit("later")  # the plugin captures the same decision again days later: a copy, not a new report
+    repo.capture("decisions", "Switch linting from flake8 to ruff",
+                 "Ruff replaces flake8: 50x faster, same rules plus isort.", when=DAY0 + timedelta(days=9))
+    return repo
+
+
+def recall(repo: Repo, *args: str):
+    result = run_cli("recall", *args, "--json", cwd=repo.path)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_flake8_to_ruff_is_linked_and_the_linter_question_answers_ruff(first_day: Repo) -> None:
+    before = first_day.originals()
+    assert run_cli("consolidate", cwd=first_day.path).returncode == 0
+    for query in ("what linter do we use", "linting", "flake8"):
+        hits = recall(first_day, query)
+        titles = [h["title"] for h in hits]
+        assert titles and titles[0] == "Switch linting from flake8 to ruff", (query, titles)
+        replaced = [h for h in hits if h["title"] == "Use flake8 for linting"]
+        assert all(h["superseded_by"] and h["superseded_by_summary"] == titles[0] for h in replaced), replaced
+    assert first_day.originals() == before
+
+
+def test_narration_is_not_listed_outside_exhaustive_recall(first_day: Repo) -> None:
+    assert run_cli("consolidate", cwd=first_day.path).returncode == 0
+    narration = "Let me switch to the ruff config to check which rules replace flake8:"
+    assert narration not in [h["summary"] for h in recall(first_day, "ruff config rules")]
+    assert narration in [h["summary"] for h in recall(first_day, "ruff config rules", "--mode", "exhaustive")]
+
+
+def test_when_did_we_drop_flake8_answers_the_day_of_the_switch_most_confidently(first_day: Repo) -> None:
+    assert run_cli("consolidate", cwd=first_day.path).returncode == 0
+    answer = recall(first_day, "when did we drop flake8")
+    switch_day = (DAY0 + timedelta(days=4)).astimezone().date().isoformat()
+    assert answer["answer"].startswith(switch_day), answer
+    assert all(a["confidence"] <= answer["confidence"] for a in answer["alternatives"]), answer
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SupersessionStore, object]]:
+    store = build_supersession_store(tmp_path_factory.mktemp("labelled") / "store")
+    services = build_services(MemoryStore(GitStore(store.path)), Settings(), FixedClock(store.now))
+    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    yield store, services
+
+
+def test_offline_supersessions_on_the_labelled_store_are_precise_and_found(labelled) -> None:
+    store, _ = labelled
+    note_of = store.note_of()
+    state = MemoryStore(GitStore(store.path)).load_state()
+    edges = {(note_of[e.source_key], note_of[e.target_key]) for e in state.edges.values()
+             if e.edge_type is EdgeType.SUPERSEDES
+             or (e.edge_type is EdgeType.SUBSUMES and not e.reason.startswith("duplicate:"))}
+    edges = {(s, t) for s, t in edges if s != t}
+    wanted = {(r.new.id, r.old.id) for r in replacements()}
+    wanted |= {(later.id, earlier.id) for c in chains() for i, later in enumerate(c.notes) for earlier in c.notes[:i]}
+    unwanted = {(t.new.id, t.old.id) for t in traps()}
+    noise = {n.id for n in NOISE}
+    found = edges & wanted
+    wrong = {(s, t) for s, t in edges - wanted - ALSO_RIGHT if (s, t) in unwanted or s in noise or t not in noise}
+    assert len(wanted) >= 40 and len(unwanted) >= 40
+    assert len(found) / (len(found) + len(wrong)) >= 0.95, sorted(wrong)
+    assert len(found) / len(wanted) >= 0.8, sorted(wanted - found)
+
+
+def test_asked_what_holds_now_recall_lists_the_current_memory_above_the_replaced_one(labelled) -> None:
+    store, services = labelled
+    index = ReadCache(GitStore(store.path).common_dir).load()
+    note_of = store.note_of()
+    right = []
+    for r in replacements():
+        listed = []  # the notes each result carries: a memory's own, a summary's sources'
+        for hit in search(index, r.question, limit=10, embedder=services.embedder):
+            keys = [hit.entry.key, *(index.entries[row].key for s in hit.entry.sources
+                                     if (row := index.entries.row_of(s)) is not None)]
+            listed.append({note_of.get(k) for k in keys})
+        new_at = next((i for i, notes in enumerate(listed) if r.new.id in notes), None)
+        old_at = next((i for i, notes in enumerate(listed) if r.old.id in notes), None)
+        right.append(new_at is not None and (old_at is None or new_at <= old_at))
+    assert sum(right) / len(right) >= 0.95
+
+
+def test_narration_headings_and_empty_titles_never_enter_the_session_start_block(labelled) -> None:
+    store, _ = labelled
+    block, _ = session_start(None, Path(store.path), {}, now=store.now.timestamp())
+    assert block.count("\n- ") >= 20
+    for noise in NOISE:
+        assert noise.summary not in block, noise.summary
