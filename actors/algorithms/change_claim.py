@@ -41,7 +41,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p, re.IG
     (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\s+off\s+(?:of\s+)?(?P<a>.+?)(?:\s+(?:to|onto|for|in\s+favou?r\s+of)"
      rf"\s+(?P<b>.+))?$", True),
     (r"\breplac(?:e|ed|ing)\s+(?P<a>.+?)\s+(?:with|by)\s+(?P<b>.+)$", False),
-    (r"^(?P<b>.+?)\s+(?:replaces|replaced|replace|supersedes|superseded)\s+(?P<a>.+)$", False),
+    # "httpx replaces requests"; a memory's own "Replaces SQLite." names what it replaces too
+    (r"^(?:(?P<b>.+?)\s+)?(?:replaces|replaced|replace|supersedes|superseded)\s+(?P<a>.+)$", False),
     (r"^(?P<a>.+?)\s+(?:is|was|were|are|has\s+been|have\s+been|got)\s+(?:replaced|superseded)\s+(?:by|with)"
      r"\s+(?P<b>.+)$", False),
     (r"\breplacing\s+(?P<a>.+)$", False),
@@ -230,7 +231,7 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
             continue
         if own and sum(_holds(set(own), w) for w in held) * 2 >= len(held):
             continue  # the older memory itself replaced that thing: it does not assert it
-        new_words = set(words(change.new))
+        new_words = set(words(_clean_old(change.new, cut=True)))  # the new thing itself, not where it went
         focus = set(words(newer_summary)) | set(words(change.sentence)) | {
             w for s in _SPLIT.split(newer_text) if new_words and new_words & set(words(s)) for w in words(s)}
         subject = words(change.subject)

@@ -126,3 +126,34 @@ def test_narration_headings_and_empty_titles_never_enter_the_session_start_block
     assert block.count("\n- ") >= 20
     for noise in NOISE:
         assert noise.summary not in block, noise.summary
+
+
+def test_a_wrong_edge_an_earlier_offline_judge_wrote_is_judged_again_and_withdrawn(repo: Repo) -> None:
+    """Stores consolidated by an earlier version hold change-word edges ("instead of" in narration hiding a
+    decision): the next offline run judges them again by today's rules and releases what they hid."""
+    from memactors.actors.ports import StateChange
+    from memactors.events.edge import Edge
+
+    repo.capture("decisions", "Use flake8 for linting", "All Python code is checked with flake8 in CI.", when=DAY0)
+    repo.commit("work")
+    repo.capture("progress", "Let me check the flake8 config instead of guessing:", when=DAY0 + timedelta(days=1),
+                 tags=["auto-captured", "pre-compact"])
+    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(DAY0 + timedelta(days=2)))
+    report = trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    store = MemoryStore(GitStore(repo.path))
+    memories = {m.summary: m for m in store.scan(None).memories}
+    decision, narration = memories["Use flake8 for linting"], memories["Let me check the flake8 config instead of guessing:"]
+    state = store.load_state()
+    assert state.meta[decision.key].superseded_by is None
+    # what an earlier offline judge wrote: the change word alone was its evidence
+    wrong = Edge(source_key=narration.key, target_key=decision.key, source_id=narration.id, target_id=decision.id,
+                 edge_type=EdgeType.SUPERSEDES, weight=0.5, reason="newer progress memory says 'instead of'",
+                 created_at=DAY0 + timedelta(days=1), consolidation_run_id="earlier")
+    hidden = state.meta[decision.key].model_copy(update={"superseded_by": narration.key})
+    store.commit(StateChange(meta_by_commit={decision.commit: (hidden,)}, report=report, run_commit=decision.commit,
+                             edges_by_commit={narration.commit: (wrong,)}), state.tips)
+    assert store.load_state().meta[decision.key].superseded_by == narration.key
+    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    after = store.load_state()
+    assert wrong.id not in after.edges
+    assert after.meta[decision.key].superseded_by is None

@@ -67,3 +67,9 @@ def test_a_setting_given_a_new_value_replaces_the_old_value() -> None:
     assert match is not None and "4000 tokens" in match.reason()
     sibling = "The SessionStart context lists decisions first"
     assert replaced_in(new, new, sibling, sibling) is None
+
+
+def test_a_body_that_says_what_it_replaces_names_it() -> None:
+    new = "Switch storage to PostgreSQL\nReplaces SQLite."
+    assert replaced_in("Switch storage to PostgreSQL", new, "Use SQLite for storage",
+                       "Use SQLite for storage\nSimple to start.") is not None
