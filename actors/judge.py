@@ -30,14 +30,17 @@ DISTRUSTED = (Relation.SUPERSEDES, Relation.SUBSUMES)
 
 
 class SupersessionJudge(JoiningActor):
-    """Joins a run's scan and clusters; one judgement per touched cluster (or pair).
+    """Joins a run's scan and clusters; judges newer/older pairs of touched clusters and the pairs clusters miss.
 
     Each memory of a touched cluster is paired with its `older_per_memory`
     most similar older members (whole captures before fragments) at cosine >= `pair_threshold` (supersession
     chains through them), minus pairs the user already resolved and, unless
     the run is `--full`, pairs an earlier run judged (both members were in
-    one cluster after it: its verdicts stand in their metadata). With an
-    LLM, the pairs of many clusters are packed into one call (at most
+    one cluster after it: its verdicts stand in their metadata). Pairs clusters miss come from what memories
+    share (actors/algorithms/lexical_pairs.py: the newer names what it replaced, or the same task); offline,
+    every pair an earlier offline verdict linked is judged again. Only statements take part: whether a
+    memory asserts something (readable, quality >= WELL_FORMED, not a question) is passed to the judge.
+    With an LLM, the pairs of many clusters are packed into one call (at most
     `batch_pairs` pairs and `batch_memories` memories), so calls grow with
     memories / 60, not with pairs; otherwise the offline heuristic judges
     each pair, as it does every batch left once `llm_deadline` seconds of
@@ -48,7 +51,8 @@ class SupersessionJudge(JoiningActor):
     by that date, so a decision re-captured verbatim after it was replaced
     does not count as newer than its replacement. The older statement's
     place in such a pair is taken by its newest copy captured before the
-    newer statement, so a memory is still never superseded by an older one.
+    newer statement, and a supersession of that copy replaces the statement
+    with all its copies.
     A fragment (quality below WELL_FORMED) never judges a well-formed memory:
     a transcript window that mentions a change is no evidence against a
     whole capture, and the pair is not asked.

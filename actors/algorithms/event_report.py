@@ -7,8 +7,8 @@ small table of irregular past forms, so "went" meets "go"). A memory reports
 the event when it holds those words and says it happened: a date on or
 before the day it was written, or a verb in the past tense — a plan in the
 same words ("I'm planning to go next week") does not. Later mentions of the same event ("remember the
-museum?") hold fewer of the words and rarely a date; among reports that
-score alike, the earliest recorded one is the report (`first_report`).
+museum?") hold fewer of the words and rarely a date; a later memory that scores about as well as an earlier one
+(within SAME_REPORT) is a later mention of the same report (actors/algorithms/temporal.py counts it half).
 A question about a change ("when did we drop PostgreSQL", "how long ago did we switch to SQLite") is reported
 by the memory that claims that change (actors/algorithms/change_claim.py: PostgreSQL on the replaced side, SQLite
 on the new side), not by one that merely names the subject, such as the day PostgreSQL was adopted.
@@ -48,7 +48,7 @@ _PAST = re.compile(r"\b(?:was|were|had|did|went|got|came|saw|made|took|[a-z]{2,}
 _PLAN = re.compile(r"\b(?:plan(?:ning)?\s+to|going\s+to|gonna|will|shall|want\s+to|hope\s+to|I'll|we'll|"
                    r"can't\s+wait\s+to|should\s+we|could\s+we|shall\s+we|why\s+don't\s+we|maybe\s+we)\b",
                    re.IGNORECASE)
-#: How close (in report score) a report must be to the best to count as the same report; the earliest wins.
+#: How close (in report score) a later memory must come to an earlier one to be a later mention of its report.
 SAME_REPORT = 0.1
 
 
