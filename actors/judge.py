@@ -8,7 +8,7 @@ from datetime import datetime
 
 import trio
 
-from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, judge_pair
+from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair
 from memactors.actors.algorithms.lexical_pairs import lexical_pairs
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
@@ -183,9 +183,9 @@ class SupersessionJudge(JoiningActor):
                  first_seen: dict[str, datetime], copies: dict[str, list[Memory]],
                  clustered: list[list[tuple[Memory, Memory, float]]],
                  formed: ClustersFormed) -> list[tuple[Memory, Memory, float]]:
-        """Pairs clusters miss (actors/algorithms/lexical_pairs.py), and, offline, every pair an earlier offline
-        verdict linked (weight below CONFIDENCE): the rules it was judged by may have changed since. With an LLM,
-        pairs of memories an earlier run saw are left alone unless the run is `--full`."""
+        """Pairs clusters miss (actors/algorithms/lexical_pairs.py) that hold a memory new since the last run.
+        All of them, and every pair an earlier offline verdict linked (weight below CONFIDENCE), on `--full` and,
+        offline, on the first run after the judge's rules changed (the last run recorded older RULES)."""
         known = {(n.key, o.key) for group in clustered for n, o, _ in group}
         similarity: dict[frozenset[str], float] = {}
         for cluster in formed.clusters:
@@ -194,8 +194,11 @@ class SupersessionJudge(JoiningActor):
                     for j, b in enumerate(cluster.members[:i]):
                         similarity[frozenset((a, b))] = cluster.similarity[i][j]
         found = lexical_pairs([m for m in canonical if m.key in statements], first_seen)
-        seen_before = scanned.prior.meta if not scanned.request.full else {}
-        if self._llm is not None:
+        # offline, a change of rules (or --full) judges every pair again; otherwise pairs of memories an earlier
+        # run saw keep their verdicts
+        everything = scanned.request.full or (self._llm is None and scanned.prior_judge_rules < RULES)
+        if not everything:
+            seen_before = scanned.prior.meta
             found = [(n, o) for n, o in found if not (n.key in seen_before and o.key in seen_before)]
         else:
             by_key = {m.key: m for m in canonical}

@@ -9,6 +9,7 @@ from typing import TypeVar
 import trio
 
 from memactors.actors.algorithms.indexing import build_read_model
+from memactors.actors.algorithms.heuristic_judge import RULES as JUDGE_RULES
 from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
 from memactors.actors.ports import Clock, ContentReader, ReadModelSink, StateChange, StateConflict, StateSink
 from memactors.bus.bus import Bus
@@ -124,6 +125,7 @@ class Persister(JoiningActor):
             ),
             edges_written=sum(e is not None for e in edge_changes.values()),
             prompt_injections_flagged=summarized.injections_flagged if summarized else 0,
+            judge_rules=JUDGE_RULES if judged is not None else scanned.prior_judge_rules,
             providers=dict(sorted(providers.items())),
             fallbacks=fallbacks,
             errors=[*scanned.unreadable_refs.values(), *fallbacks],

@@ -82,6 +82,10 @@ class MemorySource(Protocol):
 
     def head(self) -> str | None: ...
 
+    def judge_rules(self) -> int:
+        """The offline judge rules the newest persisted run recorded; 0 when none did or it cannot be read."""
+        ...
+
 
 class ActivationSource(Protocol):
     """Uses of memories recorded by recall since the last completed run. Blocking: call from a worker thread."""

@@ -1,6 +1,7 @@
 """Benchmark: does the offline judge replace the right memories, and does recall answer with the current one?
 
-Run by hand: `python bench/supersession_bench.py [--held-out] [--json] [--show-edges]`.
+Run by hand: `python bench/supersession_bench.py [--held-out] [--json] [--show-edges]`, or `--cost` for what
+finding and judging the pairs clusters miss costs a run on realistic stores of growing size.
 
 Builds the labelled store of tests/supersession_facts.py (45 replacements in many wordings, 49 look-alike pairs
 that replace nothing, four tasks' progress, auto-captured headings, table rows, narration and cuts around them)
@@ -128,12 +129,56 @@ def block_report(store: SupersessionStore) -> dict[str, object]:
     return {"block_items": len(items), "block_chatter": len(found), "chatter_items": found}
 
 
+def judge_cost(scales: tuple[int, ...]) -> list[dict[str, object]]:
+    """What the pairs clusters miss cost: on realistic stores of growing size, a full offline consolidation (it
+    judges every pair worth judging: the first run after the rules changed pays this), then a run with nothing
+    new (it still reads every statement for its words and claims, and judges no known pair again), beside the
+    time `lexical_pairs` takes over the store's statements in a fresh process state (its caches cleared)."""
+    from memactors.actors.algorithms import change_claim, heuristic_judge
+    from memactors.actors.algorithms.lexical_pairs import lexical_pairs
+    from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+    from tests.realistic_store import build_realistic_store
+
+    rows = []
+    with TemporaryDirectory() as tmp:
+        for scale in scales:
+            store = build_realistic_store(Path(tmp) / f"scale-{scale}", dormant=False, scale=scale)
+            services = build_services(MemoryStore(GitStore(store.path)), Settings(), FixedClock(store.now))
+            start = time.perf_counter()
+            trio.run(lambda: consolidate(services, RunOptions(trigger="bench", full=True)))
+            full = time.perf_counter() - start
+            start = time.perf_counter()
+            trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
+            again = time.perf_counter() - start
+            memories = MemoryStore(GitStore(store.path)).scan(None).memories
+            policy = QualityPolicy()
+            statements = [m for m in memories
+                          if (q := assess(policy, summary=m.summary, body=m.body, tags=m.tags)).readable
+                          and q.score >= WELL_FORMED]
+            for cached in (change_claim.words, change_claim.changes, heuristic_judge._prose):
+                cached.cache_clear()
+            start = time.perf_counter()
+            pairs = lexical_pairs(statements, {m.key: m.timestamp for m in statements})
+            found = time.perf_counter() - start
+            rows.append({"memories": len(memories), "statements": len(statements), "pairs": len(pairs),
+                         "full_run_s": round(full, 1), "nothing_new_run_s": round(again, 2),
+                         "find_pairs_s": round(found, 2), "find_share_of_nothing_new": round(found / again, 2)})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-out", action="store_true", help="also report the held-out third")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show-edges", action="store_true", help="list wrong and missed edges")
+    parser.add_argument("--cost", action="store_true",
+                        help="only time the pairs clusters miss on realistic stores of 760 to 15,000 memories")
     args = parser.parse_args()
+    if args.cost:
+        print(f"machine: {machine()}")
+        for row in judge_cost((1, 5, 20)):
+            print("    " + ", ".join(f"{k}={v}" for k, v in row.items()))
+        return
     results: dict[str, object] = {"machine": machine()}
     topics = replacements()
     with TemporaryDirectory() as tmp:

@@ -56,7 +56,8 @@ class MemoriesScanned(RunEvent):
     into last access and activation count; `unreadable_refs` the memory refs
     skipped whole (ref -> why, and how to fix it); `newest` the newest
     memory's time in the whole store (even when the scan covers some
-    namespaces only): the store clock recency counts from.
+    namespaces only): the store clock recency counts from; `prior_judge_rules` the offline judge's rules
+    the last persisted run recorded.
     """
 
     request: RunRequested
@@ -69,6 +70,8 @@ class MemoriesScanned(RunEvent):
     memory_tips: dict[str, str] = {}
     activations: dict[str, tuple[datetime, ...]] = {}
     unreadable_refs: dict[str, str] = {}
+    #: the judge rules the last persisted run recorded (0: none, or a run before rules were recorded)
+    prior_judge_rules: int = 0
 
 
 class ClustersFormed(RunEvent):

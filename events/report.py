@@ -75,5 +75,7 @@ class RunReport(BaseModel):
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     duration_seconds: float = 0.0
     persisted: bool = False
+    #: the offline judge's rules the run's verdicts came from (0: no judge ran, or a version before rules)
+    judge_rules: int = 0
     refs_updated: list[str] = Field(default_factory=list)
     inbox_events: int = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _TOKEN = re.compile(r"\.?[A-Za-z0-9][A-Za-z0-9_.+/*:-]*[A-Za-z0-9*]|\.?[A-Za-z0-9]")
 _STOP = frozenset(
@@ -96,9 +97,10 @@ def _norm(token: str) -> str:
     return token
 
 
-def words(text: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def words(text: str) -> tuple[str, ...]:
     """Content words of `text`, normalised (lowercase, light stem), stop words out."""
-    return [w for w in (_norm(t) for t in _TOKEN.findall(text) if t.lower() not in _STOP) if w and w not in _STOP]
+    return tuple(w for w in (_norm(t) for t in _TOKEN.findall(text) if t.lower() not in _STOP) if w and w not in _STOP)
 
 
 def _same(a: str, b: str) -> bool:
@@ -127,8 +129,10 @@ def _clean_old(text: str, cut: bool) -> str:
     return text.strip(" .;:'\"`")
 
 
-def changes(text: str) -> list[Change]:
-    """Every change `text` claims, in order (see the module docstring); plans, questions and hedges claim none."""
+@lru_cache(maxsize=1 << 14)
+def changes(text: str) -> tuple[Change, ...]:
+    """Every change `text` claims, in order (see the module docstring); plans, questions and hedges claim none.
+    Cached: a run asks about the same memories' texts for many pairs."""
     found: list[Change] = []
     for sentence in (s.strip() for s in _SPLIT.split(text)):
         if not sentence or sentence.endswith("?") or _HEDGE.search(sentence):
@@ -137,7 +141,7 @@ def changes(text: str) -> list[Change]:
             claim = _claim(clause)
             if claim is not None:
                 found.append(claim)
-    return found
+    return tuple(found)
 
 
 def _claim(clause: str) -> Change | None:

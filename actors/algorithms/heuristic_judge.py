@@ -17,6 +17,7 @@ negation of the other memory's claim.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in
 from memactors.actors.algorithms.task_progress import later_state
@@ -31,6 +32,9 @@ _NUMBER = re.compile(r"\d")
 RESTATEMENT = 0.93
 #: Namespaces whose memories record work in flight: superseded by a later state of the same task, not by claims.
 WORK = frozenset({"progress", "blockers"})
+#: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
+#: again, not only those of new memories (bumped whenever what the heuristic decides changes).
+RULES = 1
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
@@ -41,8 +45,13 @@ NOT_A_CLAIM = 0.9
 
 def prose(memory: Memory) -> str:
     """The memory's summary and the prose of its body (code, tables and markers set aside), bounded."""
-    body = "\n".join(line for line, _ in prose_lines(memory.body[:MAX_TEXT]))  # a heading is no sentence's start
-    return f"{memory.summary}\n{body}"
+    return _prose(memory.summary, memory.body[:MAX_TEXT])
+
+
+@lru_cache(maxsize=1 << 14)
+def _prose(summary: str, body: str) -> str:
+    lines = "\n".join(line for line, _ in prose_lines(body))  # a heading is no sentence's start
+    return f"{summary}\n{lines}"
 
 
 def _tokens(text: str) -> set[str]:

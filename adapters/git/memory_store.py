@@ -203,6 +203,15 @@ class MemoryStore:
         path = self.git.note_path(tree, commit)
         return None if path is None else self.git.read_blob(str(tree[path].id))
 
+    def judge_rules(self) -> int:
+        """The offline judge rules the newest persisted run recorded; 0 when none did or it cannot be read."""
+        try:
+            run = self.last_run()
+        except CorruptState:
+            return 0
+        rules = run.get("judge_rules", 0) if run else 0
+        return rules if isinstance(rules, int) else 0
+
     def last_run(self) -> dict[str, Any] | None:
         """The record of the newest persisted run: found through the tip commit's trailer, or (when
         someone else wrote the tip) the latest-started run of any readable note. Raises CorruptState

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from memactors.actors.algorithms.heuristic_judge import RULES
 from memactors.adapters.claude.session_context import session_start
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import GitStore
@@ -128,9 +129,12 @@ def test_narration_headings_and_empty_titles_never_enter_the_session_start_block
         assert noise.summary not in block, noise.summary
 
 
-def test_a_wrong_edge_an_earlier_offline_judge_wrote_is_judged_again_and_withdrawn(repo: Repo) -> None:
+@pytest.mark.parametrize("recorded_rules", [0, RULES])
+def test_a_wrong_edge_an_earlier_offline_judge_wrote_is_judged_again_and_withdrawn(repo: Repo,
+                                                                                   recorded_rules: int) -> None:
     """Stores consolidated by an earlier version hold change-word edges ("instead of" in narration hiding a
-    decision): the next offline run judges them again by today's rules and releases what they hid."""
+    decision): the next offline run judges them again by today's rules and releases what they hid. A store whose
+    last run recorded today's rules keeps its verdicts: pairs of known memories are not judged again."""
     from memactors.actors.ports import StateChange
     from memactors.events.edge import Edge
 
@@ -150,10 +154,16 @@ def test_a_wrong_edge_an_earlier_offline_judge_wrote_is_judged_again_and_withdra
                  edge_type=EdgeType.SUPERSEDES, weight=0.5, reason="newer progress memory says 'instead of'",
                  created_at=DAY0 + timedelta(days=1), consolidation_run_id="earlier")
     hidden = state.meta[decision.key].model_copy(update={"superseded_by": narration.key})
-    store.commit(StateChange(meta_by_commit={decision.commit: (hidden,)}, report=report, run_commit=decision.commit,
+    assert report.judge_rules == RULES
+    earlier = report.model_copy(update={"judge_rules": recorded_rules})  # 0: an earlier version recorded none
+    store.commit(StateChange(meta_by_commit={decision.commit: (hidden,)}, report=earlier, run_commit=decision.commit,
                              edges_by_commit={narration.commit: (wrong,)}), state.tips)
     assert store.load_state().meta[decision.key].superseded_by == narration.key
     trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
     after = store.load_state()
-    assert wrong.id not in after.edges
-    assert after.meta[decision.key].superseded_by is None
+    if recorded_rules < RULES:
+        assert wrong.id not in after.edges
+        assert after.meta[decision.key].superseded_by is None
+        assert store.judge_rules() == RULES
+    else:
+        assert wrong.id in after.edges  # judged by today's rules already: not asked again

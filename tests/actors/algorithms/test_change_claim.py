@@ -33,7 +33,7 @@ def test_each_wording_of_a_change_names_what_it_replaced(text: str, old: str) ->
     "CI installs dropped from 70 seconds to 6.",
 ])
 def test_plans_questions_refusals_and_actions_claim_no_change(text: str) -> None:
-    assert changes(text) == []
+    assert changes(text) == ()
 
 
 def test_the_older_memory_must_assert_what_was_replaced() -> None:
