@@ -241,8 +241,8 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
         subject = words(change.subject)
         if subject:
             tie = [w for w in subject if _holds(older_words, w)]
-            if not tie:
-                continue
+            if not tie and not (older_head and all(_holds(set(wanted), w) for w in older_head)):
+                continue  # the older memory is about something else; unless all it says is the thing ("Use MySQL 5.7")
         else:
             tie = sorted({w for w in older_head if _holds(focus, w)})
             raw = [t for t in _TOKEN.findall(change.old)]

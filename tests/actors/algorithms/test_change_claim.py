@@ -73,3 +73,10 @@ def test_a_body_that_says_what_it_replaces_names_it() -> None:
     new = "Switch storage to PostgreSQL\nReplaces SQLite."
     assert replaced_in("Switch storage to PostgreSQL", new, "Use SQLite for storage",
                        "Use SQLite for storage\nSimple to start.") is not None
+
+
+def test_an_older_memory_that_is_only_the_replaced_thing_needs_no_shared_subject_word() -> None:
+    new = "Upgrade the database from MySQL 5.7 to PostgreSQL 16"
+    assert replaced_in(new, new, "Use MySQL 5.7", "Use MySQL 5.7") is not None
+    assert replaced_in(new, new, "Use MySQL 5.7 for the analytics replica",
+                       "Use MySQL 5.7 for the analytics replica") is None
