@@ -20,7 +20,7 @@ from memactors.events.cluster import Cluster, ClusterKind
 from memactors.events.edge import EdgeType
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
-from memactors.events.quality import WELL_FORMED, QualityPolicy, quality_score
+from memactors.events.quality import WELL_FORMED, QualityPolicy, asserts, quality_score
 from memactors.events.report import TokenUsage
 from memactors.events.verdict import Relation, Verdict
 
@@ -97,8 +97,7 @@ class SupersessionJudge(JoiningActor):
                 copies.setdefault(canonical, []).append(by_key[copy])
         canonical = [m for m in scanned.memories if m.key not in formed.duplicate_of]
         quality = {k: (quality_score(self._quality, t), t.readable) for k, t in self._traits.traits(canonical).items()}
-        statements = frozenset(k for k, (score, readable) in quality.items() if readable and score >= WELL_FORMED
-                               and not by_key[k].summary.rstrip().endswith("?"))  # a question claims nothing
+        statements = frozenset(k for k, (score, readable) in quality.items() if asserts(score, readable, by_key[k].summary))
         # a copy stands in for its canonical in a pair (restated since): it asserts what the canonical does
         statements |= {copy for copy, canonical in formed.duplicate_of.items() if canonical in statements}
         first_seen = {m.key: min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in canonical}

@@ -136,7 +136,7 @@ def judge_cost(scales: tuple[int, ...]) -> list[dict[str, object]]:
     time `lexical_pairs` takes over the store's statements in a fresh process state (its caches cleared)."""
     from memactors.actors.algorithms import change_claim, heuristic_judge
     from memactors.actors.algorithms.lexical_pairs import lexical_pairs
-    from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+    from memactors.events.quality import QualityPolicy, assess, asserts
     from tests.realistic_store import build_realistic_store
 
     rows = []
@@ -153,8 +153,8 @@ def judge_cost(scales: tuple[int, ...]) -> list[dict[str, object]]:
             memories = MemoryStore(GitStore(store.path)).scan(None).memories
             policy = QualityPolicy()
             statements = [m for m in memories
-                          if (q := assess(policy, summary=m.summary, body=m.body, tags=m.tags)).readable
-                          and q.score >= WELL_FORMED]
+                          if asserts((q := assess(policy, summary=m.summary, body=m.body, tags=m.tags)).score,
+                                     q.readable, m.summary)]
             for cached in (change_claim.words, change_claim.changes, heuristic_judge._prose):
                 cached.cache_clear()
             start = time.perf_counter()

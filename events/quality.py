@@ -98,6 +98,12 @@ def quality_score(policy: QualityPolicy, traits: ContentTraits) -> float:
     return round(max(0.0, min(1.0, score)), 4)
 
 
+def asserts(score: float, readable: bool, summary: str) -> bool:
+    """Whether a memory is a statement that can replace or be replaced: readable, whole (score >= WELL_FORMED)
+    and not a question ("Should we switch to uv?" claims nothing)."""
+    return readable and score >= WELL_FORMED and not summary.rstrip().endswith("?")
+
+
 def with_score(policy: QualityPolicy, traits: ContentTraits) -> Quality:
     return Quality(quality_score(policy, traits), traits)
 

@@ -197,7 +197,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
                         mode is None and head.tier not in FIRST_TIERS)
         # a copy of a capture already listed, or the same statement captured another way (same title)
-        title = f"title:{' '.join((head.title or head.summary).split()).casefold()}"
+        title = f"title:{_title_key(head)}"
         if head.key in listed or title in listed:
             at = listed.get(head.key, listed.get(title))
             assert at is not None
@@ -220,9 +220,9 @@ def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: 
         entry = out[i].entry
         current = _standing(index, entry) if entry.kind is EntryKind.MEMORY and entry.superseded_by else None
         if current is not None:
-            title = " ".join((current.title or current.summary).split()).casefold()
-            at = next((j for j, h in enumerate(out) if h.entry.key == current.key
-                       or " ".join((h.entry.title or h.entry.summary).split()).casefold() == title), None)
+            title = _title_key(current)
+            at = next((j for j, h in enumerate(out) if h.entry.key == current.key or _title_key(h.entry) == title),
+                      None)
             if at is None:
                 out.insert(i, RecallHit(current, out[i].relevance, out[i].score,
                                         mode is None and current.tier not in FIRST_TIERS))
@@ -232,6 +232,11 @@ def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: 
                 i += 1
         i += 1
     return out[:limit]
+
+
+def _title_key(entry: IndexedEntry) -> str:
+    """What makes two entries one result: the same title, whatever its spacing and case."""
+    return " ".join((entry.title or entry.summary).split()).casefold()
 
 
 def _standing(index: RecallIndex, entry: IndexedEntry) -> IndexedEntry | None:

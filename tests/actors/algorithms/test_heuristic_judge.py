@@ -56,11 +56,11 @@ def test_the_offline_judge_on_the_labelled_pairs() -> None:
 def _judged(new, old, similarity: float = 0.8):
     """The verdict as the judge actor reaches it: a memory takes part as a statement when its content is readable
     and well formed (events/quality.py)."""
-    from memactors.events.quality import WELL_FORMED, QualityPolicy, assess
+    from memactors.events.quality import QualityPolicy, assess, asserts
 
     def statement(m) -> bool:
         q = assess(QualityPolicy(), summary=m.summary, body=m.body, tags=m.tags)
-        return q.readable and q.score >= WELL_FORMED
+        return asserts(q.score, q.readable, m.summary)
 
     return judge_pair(new, old, similarity, statements=(statement(new), statement(old)))
 
