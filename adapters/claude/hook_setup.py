@@ -13,11 +13,12 @@ from typing import Any
 BEGIN = "# >>> memactors >>>"
 END = "# <<< memactors <<<"
 SIGNATURE = "memactors.adapters.cli"
-#: (Claude Code hook event, matcher, the memactors command it runs, timeout): Stop and SessionEnd queue a
-#: trigger; SessionStart prints the consolidated context; the file tools, a failed Bash command and each
+#: (Claude Code hook event, matcher, the memactors command it runs, timeout): Stop, PreCompact and SessionEnd
+#: queue a trigger and the session's transcript (read for proposed memories); SessionStart prints the consolidated context; the file tools, a failed Bash command and each
 #: prompt get `surface`.
 CLAUDE_HOOKS = (
     ("Stop", None, "publish session-end", 10),
+    ("PreCompact", None, "publish session-end", 10),
     ("SessionEnd", None, "publish session-end", 10),
     ("SessionStart", None, "context", 10),
     ("PostToolUse", "Read|Edit|MultiEdit|Write", "surface", 5),

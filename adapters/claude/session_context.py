@@ -40,6 +40,8 @@ from typing import Any
 from memactors.events.terms import overlap, terms
 
 TAG = "memory_consolidated_summaries"
+#: Proposed memories older than this have expired (the review queue's 7 days).
+REVIEW_EXPIRY_SECONDS = 7 * 24 * 3600.0
 BLOCK_VERSION = 2
 CONTEXT_VERSION = 2
 #: What a session most needs to know first: what was decided and what was learned.
@@ -264,6 +266,30 @@ def _remember(common: Path, hook: Mapping[str, Any], shown: list[str], notes: li
         notes.append(f"could not record what was shown ({exc.strerror or exc}); surfacing may repeat it")
 
 
+def review_reminder(common_dir: Path, now: float) -> str:
+    """One line when proposed memories wait for review ('' otherwise); reads the queue file, nothing more."""
+    try:
+        doc = json.loads((common_dir / "memactors" / "review" / "queue.json").read_text())
+        cutoff = now - REVIEW_EXPIRY_SECONDS
+        waiting = sum(1 for c in doc.get("pending", [])
+                      if isinstance(c, dict) and _epoch(c.get("proposed_at")) >= cutoff)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return ""
+    if not waiting:
+        return ""
+    return (f"{waiting} proposed {'memory waits' if waiting == 1 else 'memories wait'} for review: "
+            "memactors review")
+
+
+def _epoch(stamp: Any) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(stamp)).timestamp()
+    except ValueError:
+        return 0.0
+
+
 def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
 
@@ -290,10 +316,20 @@ def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, st
         settings, notes = ContextSettings.from_env(env)
         if budget_tokens is not None:
             settings = ContextSettings(**{**settings.__dict__, "budget_tokens": budget_tokens})
-        document = load_document(common)
+        clock = time.time() if now is None else now
+        reminder = review_reminder(common, clock)
+        try:
+            document = load_document(common)
+        except ValueError:
+            if not reminder:
+                raise
+            document = {}
         shown: list[str] = []
-        block = render_block(document, session_terms(where), settings,
-                             now=time.time() if now is None else now, max_chars=settings.budget_chars, shown=shown)
+        budget = settings.budget_chars - (len(reminder) + 1 if reminder else 0)
+        block = render_block(document, session_terms(where), settings, now=clock, max_chars=budget, shown=shown)
+        if reminder:
+            block = (block[:-len(f"</{TAG}>")] if block else f'<{TAG} version="{BLOCK_VERSION}">\n') \
+                + reminder + f"\n</{TAG}>"
         if not block:
             notes.append("nothing to show yet: no readable summaries or memories")
         if isinstance(hook, dict) and hook.get("session_id"):

@@ -27,7 +27,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             help="queue a trigger from a hook (fast, never fails the hook)",
                             description="Drop one event into the repository's durable inbox (under git's common "
                             "dir) and return. `commit` is for git's post-commit hook; `session-end` for Claude "
-                            "Code's Stop and SessionEnd hooks and reads the hook's JSON from stdin. Imports only "
+                            "Code's Stop, PreCompact and SessionEnd hooks and reads the hook's JSON from stdin (its "
+                            "transcript is queued for `memactors review` proposals). Imports only "
                             "the standard library; always exits 0 (problems go to stderr). The next "
                             "`memactors consolidate` drains the inbox.")
     p.add_argument("event", choices=["commit", "session-end"])
@@ -79,13 +80,18 @@ def _cmd_publish(args: argparse.Namespace) -> int:
             if not isinstance(hook, dict):
                 raise ValueError("the hook input is not a JSON object")
             payload = {k: hook[k] for k in ("session_id", "transcript_path", "cwd", "hook_event_name") if k in hook}
-            kind = "stop" if hook.get("hook_event_name") == "Stop" else "session-end"
+            kind = "stop" if hook.get("hook_event_name") in ("Stop", "PreCompact") else "session-end"
             if args.repo == Path(".") and isinstance(hook.get("cwd"), str):
                 where = Path(hook["cwd"])
         common = find_common_dir(where)
         if common is None:
             raise ValueError(f"{where} is not inside a git repository")
         Inbox(common).drop(kind, payload)
+        if isinstance(payload.get("transcript_path"), str) and payload["transcript_path"]:
+            from memactors.adapters.claude.transcript_queue import queue_transcript
+
+            queue_transcript(common, payload["transcript_path"], str(payload.get("session_id") or ""),
+                             str(payload.get("hook_event_name") or ""))
         if kind == "session-end" and isinstance(payload.get("session_id"), str):
             from memactors.adapters.claude.session_seen import SessionSeen
 

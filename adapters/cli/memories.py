@@ -82,13 +82,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         clean_line,
         read_stdin_text,
     )
-    from memactors.adapters.git.note_format import (
-        append_entry,
-        read_back_problem,
-        serialize_entry,
-        upstream_next_index,
-    )
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.git.capture_writer import CaptureRefused, write_memory
     from memactors.events.memory import KNOWN_NAMESPACES
 
     if args.namespace not in KNOWN_NAMESPACES:
@@ -117,35 +111,14 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     phase = clean_line(args.phase, "--phase", cleaned).replace("\n", " ").strip() if args.phase else None
     settings = load_settings()
     store = open_store(args.repo, settings)
-    front: dict[str, Any] = {
-        "type": args.namespace,
-        "timestamp": SystemClock().now().astimezone(timezone.utc).isoformat(),
-        "summary": summary,
-    }
-    if spec:
-        front["spec"] = spec
-    if phase:
-        front["phase"] = phase
-    if tags:
-        front["tags"] = tags
-    if relates:
-        front["relates_to"] = relates
-    entry = serialize_entry(front, content)
-    problem = read_back_problem(args.namespace, entry, summary, tags, content)
-    if problem is not None:
-        raise UsageError(f"not captured: {problem}; nothing was written")
     changed = cleaned.describe()
-    if changed:
-        print(f"memactors capture: {changed}", file=sys.stderr)
-    assigned: list[int] = []
-
-    def new_note(existing: bytes | None) -> bytes:
-        assigned.append(upstream_next_index(existing))
-        return append_entry(existing, entry)
-
-    store.git.check_writable()
-    commit = store.git.append_memory_note(args.namespace, new_note)
-    memory_id = f"{args.namespace}:{commit}:{assigned[-1]}"
+    try:
+        memory_id = write_memory(store, args.namespace, summary, content, tags=tags, relates_to=relates,
+                                 spec=spec, phase=phase, announce=lambda: changed and print(
+                                     f"memactors capture: {changed}", file=sys.stderr))
+    except CaptureRefused as exc:
+        raise UsageError(f"not captured: {exc}; nothing was written") from None
+    commit = memory_id.split(":")[1]
     emit(args, {"id": memory_id, "namespace": args.namespace, "commit": commit, "summary": summary}, memory_id)
     return EXIT_OK
 

@@ -145,6 +145,14 @@ class Daemon:
                 await self.services.run_completed()
             except Exception as exc:  # noqa: BLE001 - caches are an optimisation; the run itself is done
                 log.warning("could not save local caches: %s", describe(exc))
+            try:
+                proposed = await self.services.propose_from_sessions()
+            except Exception as exc:  # noqa: BLE001 - proposals are retried from the queue after the next run
+                log.warning("could not read queued session transcripts: %s", describe(exc))
+            else:
+                if proposed is not None:
+                    log.info("sessions read: %d proposed for review, %d blocked, %d already known",
+                             proposed.queued, proposed.blocked, proposed.known)
             if self.knn.should_warm(event.report.memories_embedded) and self._nursery is not None:
                 self._nursery.start_soon(self.knn.warm)
 

@@ -10,6 +10,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 
@@ -72,6 +73,21 @@ class Services:
     read_cache: ReadModelSink | None = None
     activations: ActivationLog | None = None
     traits: TraitsCache = field(default_factory=TraitsCache)
+    #: What the last reading of queued session transcripts proposed (None before any).
+    last_capture: Any = None
+
+    async def propose_from_sessions(self) -> Any:
+        """Read the transcripts hooks queued into review proposals (see session_capture); the report, or None
+        when nothing was queued. Never raises for a transcript: its problem is in the report's errors."""
+        from memactors.adapters.claude.transcript_queue import queued
+        from memactors.adapters.runtime.session_capture import SessionCapture, routing_from
+
+        if not await trio.to_thread.run_sync(queued, self.store.git.common_dir):
+            return None
+        capture = SessionCapture(self.store, self.clock, embedder=self.embedder, llm=self.llm,
+                                 routing=routing_from(self.settings), llm_deadline=self.settings.llm_deadline)
+        self.last_capture = await capture.read_queued()
+        return self.last_capture
 
     def run_started(self) -> None:
         """A run starts: the LLM's per-run caps count afresh (a daemon's chain lives across runs)."""
@@ -236,6 +252,8 @@ async def consolidate(
             else:
                 if report.phase == "completed":
                     await services.run_completed(scoped=options.namespaces is not None)
+                    if not options.dry_run and options.namespaces is None:
+                        await services.propose_from_sessions()
             bus.close()
             nursery.cancel_scope.cancel()
     finally:

@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     max_cost_usd: float | None = Field(None, ge=0)
     max_cost_usd_per_day: float | None = Field(None, ge=0)
     claude_concurrency: int = Field(1, ge=1, le=16)
+    capture_review_min: float = Field(0.7, ge=0, le=1)
+    capture_auto_min: float = Field(0.9, ge=0, le=1)
+    capture_auto: bool = False
+    capture_weights: dict[str, float] = Field(default_factory=dict)
     notes_base: str = Field(
         "refs/notes/mem",
         validation_alias=AliasChoices("MEMORY_PLUGIN_GIT_NAMESPACE", "MEMACTORS_NOTES_BASE"),
