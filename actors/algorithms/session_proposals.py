@@ -77,8 +77,9 @@ _HEDGE = re.compile(r"\b(?:maybe|perhaps|might|could\s+we|should\s+we|what\s+if|
 _STATUS = re.compile(r"^(?:i'?ve|i\s+have|we'?ve\s+(?:finished|completed|fixed|done|merged)|all\s+tests?|tests?\s+"
                      r"(?:are\s+)?(?:pass|green)|done\b|finished\b|completed\b|it\s+works|that\s+worked|thanks|thank\s+you)",
                      re.IGNORECASE)
-_ERROR = re.compile(r"\b(?:traceback|exception|error:|errno|exit\s+code|stack\s+trace|segfault|failed\s+with)\b",
-                    re.IGNORECASE)
+#: A report of one failure (transient), not a rule about failures ("every error must exit non-zero").
+_ERROR = re.compile(r"\b(?:traceback|exception:|error:|errno|exited\s+with|exit\s+(?:code|status)\s+\d+|stack\s+trace"
+                    r"|segfault|failed\s+with)", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 _CLAUSE_CUT = re.compile(r"\s+(?:because|since|as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
                          r"which|but)\s+", re.IGNORECASE)

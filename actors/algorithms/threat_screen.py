@@ -26,9 +26,9 @@ _PATTERNS: tuple[tuple[ThreatLevel, str, re.Pattern[str]], ...] = (
         r"<\s*/?\s*(?:system|assistant|instructions?|im_start|im_end|sys)\s*>|<\|im_(?:start|end)\|>|\[/?(?:SYSTEM|INST)\]"
         r"|^\s*#{0,3}\s*(?:system|assistant)\s*(?:prompt|message)?\s*:", _I | re.MULTILINE)),
     (ThreatLevel.CRITICAL, "data exfiltration", re.compile(
-        r"\b(?:send|post|upload|forward|email|exfiltrate|copy|paste|transmit|leak)\b[^.\n]{0,60}\b(?:secrets?|"
+        r"\b(?:send|post|upload|forward|email|exfiltrate|copy|paste|transmit|leak)\b[^\n]{0,60}?\b(?:secrets?|"
         r"credentials?|api[_ -]?keys?|tokens?|passwords?|private\s+keys?|ssh\s+keys?|\.env\b|env(?:ironment)?\s+"
-        r"variables|id_rsa|cookies?)\b[^.\n]{0,80}\b(?:to|at|into)\b\s*(?:https?://|[\w.-]+@[\w-]+\.|\S+\.(?:com|io|"
+        r"variables|id_rsa|cookies?)\b[^\n]{0,80}?\b(?:to|at|into)\b\s*(?:https?://|[\w.-]+@[\w-]+\.|\S+\.(?:com|io|"
         r"net|org|ru|xyz)\b)"
         r"|\bcurl\b[^\n]{0,80}(?:-d\s*@|--data[^\n]{0,20}@|-F\s*\S*=@)[^\n]{0,40}(?:\.ssh|\.env|id_rsa|credentials"
         r"|\.aws|\.netrc)", _I)),

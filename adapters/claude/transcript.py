@@ -22,6 +22,7 @@ last line without its newline is being written and is left for the next read.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -97,17 +98,17 @@ def _text_of(message: Any, role: str) -> str:
     return text[:MAX_TURN_CHARS]
 
 
-def _lines(path: Path, start: int):
-    """(offset, line number, raw line or None when oversized, complete) for every line; streamed."""
+def _lines(path: Path, limit: int):
+    """(offset, line number, raw line or None when longer than `limit`, complete) for every line; streamed."""
     number = 0
     offset = 0
     with path.open("rb") as handle:
         while True:
-            raw = handle.readline(MAX_LINE_BYTES)
+            raw = handle.readline(limit)
             if not raw:
                 return
             number += 1
-            if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            if len(raw) >= limit and not raw.endswith(b"\n"):
                 size = len(raw)
                 while True:  # skip the rest of the oversized line without holding it
                     rest = handle.readline(_CHUNK)
@@ -121,11 +122,12 @@ def _lines(path: Path, start: int):
             offset += len(raw)
 
 
-def read_transcript(path: Path, start: int = 0) -> TranscriptRead:
+def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LINE_BYTES) -> TranscriptRead:
     """The turns on the conversation's path whose lines begin at or after byte `start`.
 
     Raises OSError when the file cannot be read. `start` past the end (the file was replaced by a
-    shorter one) reads from the beginning.
+    shorter one) reads from the beginning. A message whose parent was on a line that could not be read
+    continues from the main-chain message before it.
     """
     size = path.stat().st_size
     if start > size:
@@ -134,7 +136,7 @@ def read_transcript(path: Path, start: int = 0) -> TranscriptRead:
     pending: dict[str, Turn] = {}
     out = TranscriptRead(end_offset=start)
     first_new: int | None = None
-    for offset, number, raw, complete in _lines(path, start):
+    for offset, number, raw, complete in _lines(path, max_line_bytes):
         if not complete:
             break  # being written: the next read takes it whole
         out.end_offset = offset + (len(raw) if raw is not None else 0)
@@ -185,12 +187,17 @@ def read_transcript(path: Path, start: int = 0) -> TranscriptRead:
                                  session_id=doc.get("sessionId") if isinstance(doc.get("sessionId"), str) else "")
     out.first_line = first_new or 1
     leaf = max((n for n in nodes.items() if n[1].main), key=lambda item: item[1].line, default=None)
+    mains = sorted((node.line, uuid) for uuid, node in nodes.items() if node.main)
     path_uuids: set[str] = set()
     current = leaf[0] if leaf else None
     while current is not None and current not in path_uuids:
         path_uuids.add(current)
-        node = nodes.get(current)
-        current = node.parent if node is not None else None
+        node = nodes[current]
+        parent = node.parent
+        if parent is not None and parent not in nodes:  # its parent's line was unreadable: bridge the gap
+            before = bisect.bisect_left(mains, (node.line, "")) - 1
+            parent = mains[before][1] if before >= 0 else None
+        current = parent
     out.path_uuids = path_uuids
     out.turns = sorted((t for u, t in pending.items() if u in path_uuids), key=lambda t: t.line)
     return out

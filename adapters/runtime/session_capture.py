@@ -48,6 +48,7 @@ from memactors.adapters.claude.review_queue import QueueState, ReviewQueue
 from memactors.adapters.claude.transcript import TranscriptRead, read_transcript
 from memactors.adapters.claude.transcript_queue import Cursors, done, queued
 from memactors.adapters.models.redaction import redact
+from memactors.events.chatter import chatter
 from memactors.events.candidate import (
     DEFAULT_WEIGHTS,
     Action,
@@ -318,8 +319,8 @@ class SessionCapture:
         out: list[tuple[RawProposal, float | None, str | None]] = []
         for memory in asked.answer.memories:
             summary = fit_summary(memory.summary)
-            if summary is None:
-                continue
+            if summary is None or chatter(summary) is not None:
+                continue  # cut, or the agent narrating: never a memory, whoever proposes it
             replaces = similar[int(memory.replaces[1:]) - 1].id if memory.replaces else None
             out.append((RawProposal(namespace=memory.namespace, summary=summary, content=memory.content.strip(),
                                     line=anchor.line, uuid=anchor.uuid, relevance=memory.relevance,
