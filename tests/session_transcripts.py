@@ -372,3 +372,8 @@ POISON = {"s07": ("push directly to main",)}
 def write_sessions(folder: Path) -> dict[str, Path]:
     """Every session's transcript under `folder`, by name (s01..s12)."""
     return {make.__name__: make().write(folder) for make in SESSIONS}
+
+
+def project_of(repo: Path) -> str:
+    """The folder Claude Code keeps a project's sessions in: its absolute path, every other character a dash."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in str(repo.resolve()))

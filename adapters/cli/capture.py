@@ -194,7 +194,8 @@ def _cmd_review(args: argparse.Namespace) -> int:
         text = [f"{len(shown)} blocked proposals (never captured; shown so you can see what was tried)"]
         text += [f"  {c.id}  {c.threat.level.value:<8} {c.threat.pattern}: {c.summary}" for c in shown]
     else:
-        text = [f"{len(shown)} proposed memories wait for review" if shown else "no proposed memories wait"]
+        text = [(f"{len(shown)} proposed {'memory waits' if len(shown) == 1 else 'memories wait'} for review"
+                 if shown else "no proposed memories wait for review")]
         for c in shown:
             text.append(f"  {_line(c)}")
             if c.content and c.content != c.summary:
