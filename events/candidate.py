@@ -10,6 +10,7 @@ import hashlib
 from datetime import datetime
 from enum import Enum
 
+from memactors.events.threat import Threat, ThreatLevel
 from pydantic import BaseModel, ConfigDict, Field
 
 #: The factors' weights (they sum to 1); configurable through MEMACTORS_CAPTURE_WEIGHTS.
@@ -33,32 +34,6 @@ class ConfidenceFactors(BaseModel):
     def confidence(self, weights: dict[str, float] = DEFAULT_WEIGHTS) -> float:
         total = sum(weights.values()) or 1.0
         return round(sum(getattr(self, name) * weight for name, weight in weights.items()) / total, 4)
-
-
-class ThreatLevel(str, Enum):
-    NONE = "none"
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-    CRITICAL = "critical"
-
-    @property
-    def rank(self) -> int:
-        return list(ThreatLevel).index(self)
-
-    @property
-    def blocks(self) -> bool:
-        """High and critical never reach the store or the queue: they are blocked and listed."""
-        return self.rank >= ThreatLevel.HIGH.rank
-
-
-class Threat(BaseModel):
-    """What the screen found: the level and the pattern that set it ("" when none matched)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    level: ThreatLevel = ThreatLevel.NONE
-    pattern: str = ""
 
 
 class Action(str, Enum):

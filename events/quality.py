@@ -7,7 +7,9 @@ each factor in [0, 1] and 1 when it does not apply:
 - unreadable: no complete sentence or statement anywhere (its title is the bare fragment);
 - echo: it holds a copy of context a hook injected (memories of memories);
 - markup_share: share of its text in code, tables, rules, block markers;
-- information: distinct words left after stripping, over `min_words` (capped at 1).
+- information: distinct words left after stripping, over `min_words` (capped at 1);
+- threat: 0 when the screen (events/threat.py) finds it trying to steer an agent at a blocking level (such a
+  memory is also unreadable: no block, surfacing, summary lead or judgement uses it), else 1.
 Never stored: no state schema holds it; the same memory always gets the same value.
 """
 
@@ -20,12 +22,14 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from memactors.events.memory_text import Title, display_title, is_cut, is_echo, markup_share, prose_lines
+from memactors.events.threat import ThreatLevel, screen
 
 AUTO_CAPTURED_TAG = "auto-captured"
 #: Quality from which a memory is a whole, well-formed statement (a cut transcript window scores <= 0.30,
 #: an explicit capture 1.0, a complete block the plugin auto-captured 0.85).
 WELL_FORMED = 0.5
 _WORDS = re.compile(r"[a-z][a-z'-]+")
+_BLOCKING = frozenset(level.value for level in ThreatLevel if level.blocks)
 
 
 class QualityPolicy(BaseModel):
@@ -52,6 +56,7 @@ class ContentTraits(NamedTuple):
     echo: bool
     markup_share: float
     information_words: int
+    threat: str = "none"
 
 
 class Quality(NamedTuple):
@@ -79,8 +84,10 @@ def content_traits(*, summary: str, body: str, tags: Sequence[str] = ()) -> Cont
     title: Title = display_title(summary, body, body_lines)
     cut = is_cut(summary) and (not body.strip() or is_cut(body))
     text = " ".join(line for line, _ in body_lines) + ("" if is_cut(summary) else f" {summary}")
+    threat = screen(summary, body).level
     return ContentTraits(
-        title=title.text, readable=title.readable, auto_captured=AUTO_CAPTURED_TAG in tags, cut=cut,
+        title=title.text, readable=title.readable and not threat.blocks, auto_captured=AUTO_CAPTURED_TAG in tags,
+        cut=cut, threat=threat.value,
         echo=is_echo(summary) or is_echo(body), markup_share=round(markup_share(body if body.strip() else summary), 3),
         information_words=len(set(_WORDS.findall(text.lower()))),
     )
@@ -95,6 +102,7 @@ def quality_score(policy: QualityPolicy, traits: ContentTraits) -> float:
     score *= policy.echo if traits.echo else 1.0
     score *= 1.0 - policy.markup_weight * traits.markup_share
     score *= min(1.0, traits.information_words / policy.min_words)
+    score *= 0.0 if traits.threat in _BLOCKING else 1.0
     return round(max(0.0, min(1.0, score)), 4)
 
 

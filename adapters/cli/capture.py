@@ -285,6 +285,7 @@ def _edit(args: argparse.Namespace, queue, now) -> int:
     from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line
     from memactors.events.candidate import candidate_id
     from memactors.events.memory import KNOWN_NAMESPACES
+    from memactors.events.threat import screen
 
     if args.summary is None and args.set_namespace is None and args.content is None:
         raise UsageError("--edit needs --summary, --set-namespace or --content")
@@ -312,7 +313,10 @@ def _edit(args: argparse.Namespace, queue, now) -> int:
             return
         old = chosen[0]
         new = old.model_copy(update=changes)
-        new = new.model_copy(update={"id": candidate_id(new.summary, new.content)})
+        new = new.model_copy(update={"id": candidate_id(new.summary, new.content),
+                                     "threat": screen(new.summary, new.content)})
+        if new.threat.level.blocks:
+            raise UsageError(f"the edited proposal was not saved: {new.threat.pattern} ({new.threat.level.value})")
         state.pending = [new if c.id == old.id else c for c in state.pending]
         edited.append(new)
 

@@ -62,7 +62,9 @@ def _cmd_sync(args: argparse.Namespace) -> int:
               "\n".join([f"memactors sync --setup: {args.remote}", *(f"  {line}" for line in lines)]))
         return EXIT_OK
     print(f"memactors sync: fetching from {args.remote}...", file=sys.stderr, flush=True)
+    before = None if args.dry_run else {m.key for m in store.scan(None).memories}
     report = sync(store, args.remote, dry_run=args.dry_run, lock_wait=settings.lock_wait_seconds)
+    flagged = _screen_arrivals(store, before) if before is not None and report.entries_added_locally else []
     lines = [f"memactors sync {'(dry run) ' if report.dry_run else ''}with {report.remote}: "
              f"{report.attempts} round(s), {report.retries} retried"]
     for ref in report.refs:
@@ -81,9 +83,31 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         lines.append("  already in sync: nothing changed")
     elif not report.dry_run and report.entries_added_locally:
         lines.append("  next: `memactors consolidate` (or the daemon, if it runs) tiers what arrived")
+    if flagged:
+        lines.append(f"  screened what arrived: {len(flagged)} tr{'ies' if len(flagged) == 1 else 'y'} to steer an "
+                     "agent; kept as written, never shown to an agent (high and critical):")
+        lines += [f"    {f['level']:<8} {f['pattern']}: {f['id']}  {f['summary'][:80]}" for f in flagged]
     lines += [f"  error: {e}" for e in report.errors]
-    emit(args, report.model_dump(mode="json"), "\n".join(lines))
+    document = report.model_dump(mode="json")
+    if before is not None:
+        document["flagged"] = flagged
+    emit(args, document, "\n".join(lines))
     return EXIT_ERRORS if report.errors else EXIT_OK
+
+
+def _screen_arrivals(store, before: set[str]) -> list[dict[str, str]]:
+    """Memories the sync brought in that the screen flags (any level above none): id, level, pattern, summary."""
+    from memactors.events.threat import ThreatLevel, screen
+
+    flagged = []
+    for memory in store.scan(None).memories:
+        if memory.key in before:
+            continue
+        threat = screen(memory.summary, memory.body)
+        if threat.level is not ThreatLevel.NONE:
+            flagged.append({"id": memory.id, "level": threat.level.value, "pattern": threat.pattern,
+                            "summary": memory.summary})
+    return flagged
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:

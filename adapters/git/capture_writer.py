@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from memactors.adapters.runtime.clock import SystemClock
 from memactors.adapters.git.note_format import (
     append_entry,
     read_back_problem,
     serialize_entry,
     upstream_next_index,
 )
+from memactors.adapters.runtime.clock import SystemClock
 
 
 class CaptureRefused(ValueError):

@@ -42,13 +42,11 @@ from memactors.actors.algorithms.session_proposals import (
     novelty_of,
     propose,
 )
-from memactors.actors.algorithms.threat_screen import screen
 from memactors.actors.ports import Clock, Embedder, StructuredLLM
 from memactors.adapters.claude.review_queue import QueueState, ReviewQueue
 from memactors.adapters.claude.transcript import TranscriptRead, read_transcript
 from memactors.adapters.claude.transcript_queue import Cursors, done, queued
 from memactors.adapters.models.redaction import redact
-from memactors.events.chatter import chatter
 from memactors.events.candidate import (
     DEFAULT_WEIGHTS,
     Action,
@@ -56,12 +54,12 @@ from memactors.events.candidate import (
     ConfidenceFactors,
     ProposedMemories,
     ScreenVerdicts,
-    Threat,
-    ThreatLevel,
     candidate_id,
     normalised,
 )
+from memactors.events.chatter import chatter
 from memactors.events.report import TokenUsage
+from memactors.events.threat import Threat, ThreatLevel, screen
 
 log = logging.getLogger(__name__)
 

@@ -148,7 +148,7 @@ def test_claude_settings_are_merged_and_uninstall_removes_exactly_ours(repo: Rep
     installed = json.loads(settings.read_text())
     jsonschema.validate({"hooks": installed["hooks"]}, HOOKS_SCHEMA)
     assert installed["model"] == "opus" and len(installed["hooks"]["Stop"]) == 2
-    assert "SessionEnd" in installed["hooks"]
+    assert "SessionEnd" in installed["hooks"] and "PreCompact" in installed["hooks"]  # transcripts read before compaction
     assert installed["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "memactors context"
     run_cli("hooks", "install", "--claude", "--repo", str(repo.path))
     assert json.loads(settings.read_text()) == installed
@@ -169,7 +169,7 @@ def test_the_plugin_folder_follows_the_documented_schema() -> None:
                 assert words[0] == "memactors"
                 parser.parse_args(words[1:])  # a command the CLI really has
     commands = sorted(p.stem for p in (PLUGIN / "commands").glob("*.md"))
-    assert commands == ["consolidate", "edges", "recall", "status", "tiers"]
+    assert commands == ["consolidate", "edges", "recall", "review", "status", "tiers"]
     from memactors.adapters.claude.hook_setup import CLAUDE_HOOKS
 
     # the plugin and `hooks install --claude` register the same events, matchers and commands
@@ -197,7 +197,8 @@ def test_shared_settings_get_commands_that_work_on_any_machine_and_local_ones_th
     assert sys.executable not in shared and str(Path.home()) not in shared
     commands = [h["command"] for entries in json.loads(shared)["hooks"].values() for e in entries for h in e["hooks"]]
     assert sorted(commands) == ["memactors context", "memactors publish session-end", "memactors publish session-end",
-                                "memactors surface", "memactors surface", "memactors surface"]
+                                "memactors publish session-end", "memactors surface", "memactors surface",
+                                "memactors surface"]
 
     assert run_cli("hooks", "install", "--claude", "--local", "--repo", str(repo.path)).returncode == 0
     local = json.loads((repo.path / ".claude" / "settings.local.json").read_text())

@@ -22,7 +22,8 @@ from memactors.adapters.runtime.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.session_capture import Routing, SessionCapture, approve_into_store
 from memactors.adapters.runtime.settings import Settings
-from memactors.events.candidate import Action, ThreatLevel
+from memactors.events.candidate import Action
+from memactors.events.threat import ThreatLevel
 from tests.conftest import NOW, Repo
 from tests.fake_openai import FakeOpenAI
 from tests.session_transcripts import EXISTING, GH_TOKEN, SECRET, SessionWriter, s03, s06, s07, s10

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memactors.actors.algorithms.threat_screen import screen
-from memactors.events.candidate import ThreatLevel
+from memactors.events.threat import ThreatLevel, screen
 
 
 @pytest.mark.parametrize(("text", "level", "pattern"), [
