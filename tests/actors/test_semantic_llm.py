@@ -133,8 +133,11 @@ def test_a_memory_that_instructs_the_model_cannot_supersede_anything(repo: Repo,
     assert all("<memory" in p for p in prompts)
     state = store.load_state()
     assert not [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES]
-    assert [e for e in state.edges.values() if e.edge_type is EdgeType.CONTRADICTS]
     assert all(m.superseded_by is None for m in state.meta.values())
+    # the screen marks it (an instruction override): never a statement, so no judgement involves it at all
+    injected = next(m for m in store.scan(None).memories if "ignore previous" in m.summary)
+    assert not [e for e in state.edges.values() if injected.key in (e.source_key, e.target_key)
+                and e.edge_type in (EdgeType.CONTRADICTS, EdgeType.SUBSUMES)]
 
 
 class FailingSink:

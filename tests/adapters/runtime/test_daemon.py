@@ -382,3 +382,30 @@ def test_memactors_run_that_cannot_write_at_all_says_so_in_one_line_and_exits_2(
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("memactors run: cannot write under ") and "File too large" in done.stderr
+
+
+async def test_the_daemon_reads_a_queued_session_into_proposals_after_its_run(repo: Repo, tmp_path) -> None:
+    from memactors.adapters.claude.review_queue import ReviewQueue
+    from memactors.adapters.claude.transcript_queue import queue_transcript, queued
+    from tests.session_transcripts import s01
+
+    store = MemoryStore(GitStore(repo.path))
+    common = store.git.common_dir
+    transcript = s01().write(tmp_path)
+    daemon = Daemon(Services(store=store, settings=Settings(), clock=SystemClock()), NotesFeed(common),
+                    Inbox(common), DaemonSettings(debounce=0.3, inbox_interval=0.2))
+    completed = daemon.bus.subscribe("test", (RunCompleted,))
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(daemon.run)
+            await completed.receive()  # the startup run
+            queue_transcript(common, str(transcript), "0b6c1c1e-0001", "SessionEnd")
+            Inbox(common).drop("session-end", {"session_id": "0b6c1c1e-0001", "transcript_path": str(transcript)})
+            await completed.receive()
+            while queued(common):  # read after the run completed, in the daemon's own time
+                await trio.sleep(0.1)
+            daemon.stop()
+    pending = ReviewQueue(common).load(SystemClock().now()).pending
+    assert sorted(c.summary for c in pending) == [
+        "Pin numpy below 3.0 until pynndescent publishes wheels that support it.",
+        "Use uv for dependency management from now on."]
