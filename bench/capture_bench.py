@@ -197,7 +197,7 @@ def quality(held_out: bool | None, use_llm: bool) -> dict[str, Any]:
         }
 
 
-def _hook_latency(transcript: Path, repo: Path, runs: int = 15) -> dict[str, float]:
+def _hook_latency(transcript: Path, repo: Path, runs: int = 30) -> dict[str, float]:
     hook = json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo),
                        "hook_event_name": "Stop", "stop_hook_active": False})
     exe = Path(sys.executable).parent / "memactors"
@@ -207,12 +207,16 @@ def _hook_latency(transcript: Path, repo: Path, runs: int = 15) -> dict[str, flo
         subprocess.run(cmd, input=stdin, text=True, capture_output=True, check=False, cwd=repo)
         return (time.perf_counter() - started) * 1000
 
-    base, hook_ms = [], []
+    # the same hook without a transcript is what publish did before it queued transcripts
+    bare = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "Stop", "stop_hook_active": False})
+    base, hook_ms, bare_ms = [], [], []
     for _ in range(runs):
         base.append(timed([sys.executable, "-c", "pass"], ""))
         hook_ms.append(timed([str(exe), "publish", "session-end"], hook))
+        bare_ms.append(timed([str(exe), "publish", "session-end"], bare))
     return {"baseline_p50_ms": round(statistics.median(base), 1), "hook_p50_ms": round(statistics.median(hook_ms), 1),
             "hook_p95_ms": round(sorted(hook_ms)[int(0.95 * (len(hook_ms) - 1))], 1),
+            "hook_without_transcript_p50_ms": round(statistics.median(bare_ms), 1),
             "ratio": round(statistics.median(hook_ms) / statistics.median(base), 2)}
 
 
