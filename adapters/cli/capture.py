@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from memactors.adapters.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
-    MAX_CONTENT_BYTES,
-    MAX_SUMMARY_CHARS,
     Parents,
     UsageError,
     emit,
     load_settings,
     open_store,
+    report,
 )
+from memactors.adapters.operations.review import line
 
 
 def register(commands: Any, parents: Parents) -> dict[str, Any]:
@@ -124,208 +123,56 @@ def _cmd_extract(args: argparse.Namespace) -> int:
             with trio.CancelScope(shield=True):
                 await services.aclose(keep_caches=not args.dry_run)
 
-    report = trio.run(go)
-    emit(args, report.as_json(), _render_extract(report, dry_run=args.dry_run))
-    return EXIT_ERRORS if report.errors else EXIT_OK
+    done = trio.run(go)
+    emit(args, done.as_json(), _render_extract(done, dry_run=args.dry_run))
+    return EXIT_ERRORS if done.errors else EXIT_OK
 
 
-def _render_extract(report, *, dry_run: bool) -> str:
+def _render_extract(done, *, dry_run: bool) -> str:
     def n(count: int, word: str) -> str:
         return f"{count} {word}" + ("" if count == 1 else "s")
 
-    lines = [f"read {n(report.transcripts, 'transcript')}: {n(report.lines_read, 'new line')}, "
-             f"{n(report.turns, 'turn')} said ({report.provider})"]
-    if report.skipped_lines:
-        lines.append(f"  {n(report.skipped_lines, 'line')} could not be read and were skipped")
+    lines = [f"read {n(done.transcripts, 'transcript')}: {n(done.lines_read, 'new line')}, "
+             f"{n(done.turns, 'turn')} said ({done.provider})"]
+    if done.skipped_lines:
+        lines.append(f"  {n(done.skipped_lines, 'line')} could not be read and were skipped")
     if dry_run:
-        lines.append(f"would propose {len(report.candidates)} (dry run: nothing stored, cursors not moved)")
-        for c in report.candidates:
-            lines.append(f"  {_line(c)}")
+        lines.append(f"would propose {len(done.candidates)} (dry run: nothing stored, cursors not moved)")
+        for c in done.candidates:
+            lines.append(f"  {line(c)}")
     else:
-        lines.append(f"proposed for review {report.queued}, captured {len(report.captured)}, blocked "
-                     f"{report.blocked}, already known {report.known}, below the bar {report.dropped}"
-                     + (f", withdrawn {report.withdrawn}" if report.withdrawn else ""))
-        for c in report.candidates:
-            lines.append(f"  {_line(c)}")
-        if report.queued:
+        lines.append(f"proposed for review {done.queued}, captured {len(done.captured)}, blocked "
+                     f"{done.blocked}, already known {done.known}, below the bar {done.dropped}"
+                     + (f", withdrawn {done.withdrawn}" if done.withdrawn else ""))
+        for c in done.candidates:
+            lines.append(f"  {line(c)}")
+        if done.queued:
             lines.append("next: `memactors review` to approve or reject them")
-    if report.redactions:
-        lines.append(f"  {n(report.redactions, 'secret')} redacted")
-    lines += [f"  error: {e}" for e in report.errors]
+    if done.redactions:
+        lines.append(f"  {n(done.redactions, 'secret')} redacted")
+    lines += [f"  error: {e}" for e in done.errors]
     return "\n".join(lines)
-
-
-def _line(c) -> str:
-    mark = " BLOCKED (" + c.threat.pattern + ")" if c.threat.level.blocks else ""
-    update = f"  [replaces {c.replaces_summary!r}]" if c.replaces else ""
-    return f"{c.id}  {c.confidence:.2f}  {c.namespace:<10} {c.summary}{update}{mark}"
 
 
 # --- review --------------------------------------------------------------------------------
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from memactors.adapters.claude.review_queue import ReviewQueue
-    from memactors.adapters.runtime.clock import SystemClock
-    from memactors.events.memory import KNOWN_NAMESPACES
+    from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line
+    from memactors.adapters.operations import review
 
-    if args.min_confidence < 0 or args.min_confidence > 1:
-        raise UsageError("--min-confidence must be between 0 and 1")
-    for ns in args.namespace or ():
-        if ns not in KNOWN_NAMESPACES:
-            raise UsageError(f"unknown namespace {ns!r}; use one of: {', '.join(KNOWN_NAMESPACES)}")
     editing = args.summary is not None or args.set_namespace is not None or args.content is not None
     if editing and not args.edit:
         raise UsageError("--summary, --set-namespace and --content go with --edit ID")
-    settings = load_settings()
-    store = open_store(args.repo, settings)
-    queue = ReviewQueue(store.git.common_dir)
-    now = SystemClock().now()
+    filters = {"namespaces": args.namespace, "min_confidence": args.min_confidence}
     if args.approve or args.approve_all:
-        return _approve(args, store, queue, now)
+        return report(args, review.approve(args.repo, args.approve or (), every=args.approve_all, **filters))
     if args.reject:
-        return _reject(args, queue, now)
+        return report(args, review.reject(args.repo, args.reject))
     if args.edit:
-        return _edit(args, queue, now)
-    state = queue.load(now)
-    shown = [c for c in (state.blocked if args.blocked else state.pending) if _wanted(args, c)]
-    shown.sort(key=lambda c: -c.confidence)
-    if args.blocked:
-        text = [f"{len(shown)} blocked proposals (never captured; shown so you can see what was tried)"]
-        text += [f"  {c.id}  {c.threat.level.value:<8} {c.threat.pattern}: {c.summary}" for c in shown]
-    else:
-        text = [(f"{len(shown)} proposed {'memory waits' if len(shown) == 1 else 'memories wait'} for review"
-                 if shown else "no proposed memories wait for review")]
-        for c in shown:
-            text.append(f"  {_line(c)}")
-            if c.content and c.content != c.summary:
-                text.append(f"      {c.content[:160]}")
-            text.append(f"      from session {c.session_id[:8] or '?'} line {c.lines[0]}; "
-                        + ", ".join(f"{k} {v:.2f}" for k, v in c.factors.model_dump().items()))
-        if shown:
-            text.append("decide with: memactors review --approve ID... | --reject ID... | --edit ID --summary ...")
-    emit(args, [c.model_dump(mode="json") for c in shown], "\n".join(text))
-    return EXIT_OK
-
-
-def _wanted(args: argparse.Namespace, candidate) -> bool:
-    return ((not args.namespace or candidate.namespace in args.namespace)
-            and candidate.confidence >= args.min_confidence)
-
-
-def _resolve(ids: list[str], candidates) -> tuple[list[Any], list[str]]:
-    """(the candidates `ids` name, by id or unique prefix of at least 4 characters; the ids naming none)."""
-    found, unknown = [], []
-    for wanted in ids:
-        wanted = wanted.strip()
-        matches = [c for c in candidates if c.id == wanted or (len(wanted) >= 4 and c.id.startswith(wanted))]
-        if len(matches) == 1:
-            if matches[0] not in found:
-                found.append(matches[0])
-        else:
-            unknown.append(wanted)
-    return found, unknown
-
-
-def _approve(args: argparse.Namespace, store, queue, now) -> int:
-    from memactors.adapters.git.capture_writer import CaptureRefused
-    from memactors.adapters.runtime.session_capture import approve_into_store
-
-    state = queue.load(now)
-    if args.approve_all:
-        chosen, unknown = [c for c in state.pending if _wanted(args, c)], []
-    else:
-        chosen, unknown = _resolve(args.approve, state.pending)
-        blocked, _ = _resolve(unknown, state.blocked)
-        if blocked:
-            raise UsageError(f"{blocked[0].id} is blocked ({blocked[0].threat.pattern}) and cannot be approved")
-    captured: list[dict[str, str]] = []
-    errors: list[str] = []
-    store.git.check_writable()
-    for candidate in chosen:
-        try:
-            memory_id = approve_into_store(store, candidate)
-        except CaptureRefused as exc:
-            errors.append(f"{candidate.id}: not captured: {exc}")
-            continue
-        captured.append({"candidate": candidate.id, "id": memory_id, "summary": candidate.summary})
-
-        def settle(s, candidate=candidate) -> None:
-            s.pending = [c for c in s.pending if c.id != candidate.id]
-            s.decided[candidate.content_hash] = "approved"
-
-        queue.update(settle, now)
-    lines = [f"captured {len(captured)}"] + [f"  {c['id']}  {c['summary']}" for c in captured]
-    lines += [f"  unknown: {u} (see `memactors review`)" for u in unknown] + [f"  {e}" for e in errors]
-    if captured:
-        lines.append("the next `memactors consolidate` (or the daemon) consolidates them")
-    emit(args, {"captured": captured, "unknown": unknown, "errors": errors}, "\n".join(lines))
-    return EXIT_ERRORS if unknown or errors else EXIT_OK
-
-
-def _reject(args: argparse.Namespace, queue, now) -> int:
-    rejected: list[str] = []
-    unknown: list[str] = []
-
-    def drop(state) -> None:
-        chosen, missing = _resolve(args.reject, state.pending)
-        unknown.extend(missing)
-        for candidate in chosen:
-            state.decided[candidate.content_hash] = "rejected"
-            rejected.append(candidate.id)
-        state.pending = [c for c in state.pending if c.id not in rejected]
-
-    queue.update(drop, now)
-    text = [f"rejected {len(rejected)} (never proposed again)"] + [f"  unknown: {u}" for u in unknown]
-    emit(args, {"rejected": rejected, "unknown": unknown}, "\n".join(text))
-    return EXIT_ERRORS if unknown else EXIT_OK
-
-
-def _edit(args: argparse.Namespace, queue, now) -> int:
-    from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line
-    from memactors.events.candidate import candidate_id
-    from memactors.events.memory import KNOWN_NAMESPACES
-    from memactors.events.threat import screen
-
-    if args.summary is None and args.set_namespace is None and args.content is None:
-        raise UsageError("--edit needs --summary, --set-namespace or --content")
-    cleaned = Cleaned()
-    changes: dict[str, Any] = {}
-    if args.summary is not None:
-        summary = " ".join(clean_line(args.summary, "--summary", cleaned).split())
-        if not summary or len(summary) > MAX_SUMMARY_CHARS:
-            raise UsageError(f"--summary must be one line of 1..{MAX_SUMMARY_CHARS} characters")
-        changes["summary"] = summary
-    if args.set_namespace is not None:
-        if args.set_namespace not in KNOWN_NAMESPACES:
-            raise UsageError(f"unknown namespace {args.set_namespace!r}; use one of: {', '.join(KNOWN_NAMESPACES)}")
-        changes["namespace"] = args.set_namespace
-    if args.content is not None:
-        content = clean_body(args.content, "--content", cleaned)
-        if len(content.encode()) > MAX_CONTENT_BYTES:
-            raise UsageError(f"--content is over {MAX_CONTENT_BYTES} bytes")
-        changes["content"] = content
-    edited: list[Any] = []
-
-    def edit(state) -> None:
-        chosen, _ = _resolve([args.edit], state.pending)
-        if not chosen:
-            return
-        old = chosen[0]
-        new = old.model_copy(update=changes)
-        new = new.model_copy(update={"id": candidate_id(new.summary, new.content),
-                                     "threat": screen(new.summary, new.content)})
-        if new.threat.level.blocks:
-            raise UsageError(f"the edited proposal was not saved: {new.threat.pattern} ({new.threat.level.value})")
-        state.pending = [new if c.id == old.id else c for c in state.pending]
-        edited.append(new)
-
-    queue.update(edit, now)
-    if not edited:
-        print(f"memactors review: no proposal {args.edit!r} waits (see `memactors review`)", file=sys.stderr)
-        emit(args, {"edited": None, "unknown": [args.edit]}, f"unknown: {args.edit}")
-        return EXIT_ERRORS
-    new = edited[0]
-    emit(args, {"edited": new.model_dump(mode="json")},
-         f"edited: {_line(new)}\napprove with: memactors review --approve {new.id}")
-    return EXIT_OK
+        cleaned = Cleaned()
+        summary = clean_line(args.summary, "--summary", cleaned) if args.summary is not None else None
+        content = clean_body(args.content, "--content", cleaned) if args.content is not None else None
+        return report(args, review.edit(args.repo, args.edit, summary=summary, namespace=args.set_namespace,
+                                        content=content))
+    return report(args, review.listing(args.repo, blocked=args.blocked, **filters))

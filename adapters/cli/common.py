@@ -9,6 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memactors.adapters.operations.checks import check_namespaces, counts  # noqa: F401 - used by the commands
+from memactors.adapters.operations.errors import UsageError  # noqa: F401 - the CLI's name for it
+from memactors.adapters.operations.outcome import Outcome
+from memactors.adapters.operations.store import load_settings, open_store  # noqa: F401 - shared with the commands
+
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
 #: Ctrl-C (SIGINT) ended a one-shot command: 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130
@@ -16,8 +21,6 @@ MAX_SUMMARY_CHARS = 100
 MAX_CONTENT_BYTES = 100 * 1024
 
 
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -40,27 +43,6 @@ def parents() -> Parents:
     return Parents(verbose=verbose, common=common, reporting=reporting)
 
 
-def load_settings():
-    """The environment's settings; invalid ones are a UsageError naming the variable."""
-    from pydantic import ValidationError
-
-    from memactors.adapters.runtime.settings import Settings
-
-    try:
-        return Settings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise UsageError(f"invalid configuration MEMACTORS_{where.upper()}: {first['msg']}") from None
-
-
-def open_store(repo: Path, settings):
-    from memactors.adapters.git.memory_store import MemoryStore
-    from memactors.adapters.git.store import GitStore
-
-    return MemoryStore(GitStore(repo, notes_base=settings.notes_base, lock_wait_seconds=settings.lock_wait_seconds))
-
-
 def run_services(store, settings, clock, max_llm_calls: int | None = None, max_cost_usd: float | None = None):
     """The adapters a run needs; an unknown LLM provider or time zone is a UsageError."""
     from memactors.adapters.runtime.pipeline import build_services
@@ -71,25 +53,23 @@ def run_services(store, settings, clock, max_llm_calls: int | None = None, max_c
         raise UsageError(str(exc).splitlines()[0]) from None
 
 
+def report(args: argparse.Namespace, outcome: Outcome) -> int:
+    """Print an operation's outcome (its document with --json, else its text; a missing document's text is a
+    one-line error on stderr) and return its exit code."""
+    import sys
+
+    if outcome.document is None:
+        print(f"memactors: {outcome.text}", file=sys.stderr)
+    else:
+        emit(args, outcome.document, outcome.text)
+    return outcome.code
+
+
 def emit(args: argparse.Namespace, document: Any, text: str) -> None:
     if args.json:
         print(json.dumps(document, indent=2, default=str))
     else:
         print(text)
-
-
-def counts(counter: dict[str, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "none"
-
-
-def check_namespaces(given: list[str] | None, present: set[str] | list[str] | tuple[str, ...]) -> None:
-    """A UsageError naming the valid namespaces when one of `given` is neither a known one nor in the store."""
-    from memactors.events.memory import KNOWN_NAMESPACES
-
-    valid = list(KNOWN_NAMESPACES) + sorted(set(present) - set(KNOWN_NAMESPACES))
-    unknown = [ns for ns in given or () if ns not in valid]
-    if unknown:
-        raise UsageError(f"unknown namespace {unknown[0]!r}; use one of: {', '.join(valid)}")
 
 
 def interrupted(command: str | None) -> int:

@@ -27,13 +27,13 @@ from memactors.adapters.cli.common import (
 )
 
 #: The command group modules, in the order `--help` lists their commands.
-GROUPS = ("consolidation", "memories", "reading", "capture", "sharing", "hooks", "service", "llm")
+GROUPS = ("consolidation", "memories", "reading", "capture", "agent", "sharing", "hooks", "service", "llm")
 #: Commands that hooks run (nothing but the standard library on their path, never an error exit),
 #: and the one group each needs: a hook loads only that group's module.
 HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
 #: Commands that change nothing (recall's use log is written by temporary file and rename): Ctrl-C ends them
 #: at once, whatever thread is loading the model meanwhile.
-READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "conflicts", "llm"})
+READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "graph", "conflicts", "llm"})
 
 
 class _VersionAction(argparse.Action):

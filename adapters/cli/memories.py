@@ -1,4 +1,5 @@
-"""Reading and deciding on memories: `capture`, `show`, `status`, `tiers`, `edges`, `conflicts`, `resolve`."""
+"""Reading and deciding on memories: `capture`, `show`, `status`, `tiers`, `edges`, `graph`, `conflicts`, `resolve`.
+Each command parses its arguments and prints what an operation (adapters/operations) returns."""
 
 from __future__ import annotations
 
@@ -7,16 +8,10 @@ import sys
 from typing import Any
 
 from memactors.adapters.cli.common import (
-    EXIT_ERRORS,
-    EXIT_OK,
-    MAX_CONTENT_BYTES,
     MAX_SUMMARY_CHARS,
     Parents,
     UsageError,
-    counts,
-    emit,
-    load_settings,
-    open_store,
+    report,
 )
 
 
@@ -70,19 +65,29 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
     choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
     choice.add_argument("--both", action="store_true", help="both memories stand")
 
-    return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers, "edges": _cmd_edges, "conflicts": _cmd_conflicts, "resolve": _cmd_resolve}
+    p = commands.add_parser("graph", parents=[common, reporting], help="a memory's links, followed to a depth",
+                            description="What a memory supersedes and what superseded it, its copies, the summary it "
+                            "belongs to, what it references and contradicts — and their links in turn, to --depth "
+                            "hops (cycles visited once, at most 60 memories).")
+    p.add_argument("memory_id", metavar="MEMORY-ID")
+    p.add_argument("--depth", type=int, default=2, metavar="N", help="hops to follow (1-5, default 2)")
+    p.add_argument("--type", metavar="TYPES", help="only these edge types, comma-separated: supersedes, subsumes, "
+                   "consolidates, references, contradicts")
+    p.add_argument("--format", choices=["text", "json", "mermaid", "dot"], default="text",
+                   help="text (default), json, or a Mermaid or Graphviz DOT graph to paste or render")
+
+    return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers,
+            "edges": _cmd_edges, "graph": _cmd_graph, "conflicts": _cmd_conflicts, "resolve": _cmd_resolve}
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    from datetime import timezone
-
     from memactors.adapters.cli.text_input import (
         Cleaned,
         clean_body,
         clean_line,
         read_stdin_text,
     )
-    from memactors.adapters.git.capture_writer import CaptureRefused, write_memory
+    from memactors.adapters.operations.memories import capture
     from memactors.events.memory import KNOWN_NAMESPACES
 
     if args.namespace not in KNOWN_NAMESPACES:
@@ -99,8 +104,6 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         content = clean_body(read_stdin_text(), "stdin", cleaned)
     else:
         content = ""
-    if len(content.encode()) > MAX_CONTENT_BYTES:
-        raise UsageError(f"content is {len(content.encode())} bytes; the limit is {MAX_CONTENT_BYTES}: split it")
 
     def items(value: str, what: str) -> list[str]:
         parts = (clean_line(part, what, cleaned).replace("\n", " ").strip() for part in value.split(","))
@@ -109,395 +112,52 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     tags, relates = items(args.tags, "--tags"), items(args.relates_to, "--relates-to")
     spec = clean_line(args.spec, "--spec", cleaned).replace("\n", " ").strip() if args.spec else None
     phase = clean_line(args.phase, "--phase", cleaned).replace("\n", " ").strip() if args.phase else None
-    settings = load_settings()
-    store = open_store(args.repo, settings)
-    changed = cleaned.describe()
-    try:
-        memory_id = write_memory(store, args.namespace, summary, content, tags=tags, relates_to=relates,
-                                 spec=spec, phase=phase, announce=lambda: changed and print(
-                                     f"memactors capture: {changed}", file=sys.stderr))
-    except CaptureRefused as exc:
-        raise UsageError(f"not captured: {exc}; nothing was written") from None
-    commit = memory_id.split(":")[1]
-    emit(args, {"id": memory_id, "namespace": args.namespace, "commit": commit, "summary": summary}, memory_id)
-    return EXIT_OK
-
-
-def _view(args: argparse.Namespace):
-    from memactors.adapters.reading.store_view import load_view
-    from memactors.adapters.runtime.clock import SystemClock
-
-    settings = load_settings()
-    store = open_store(args.repo, settings)
-    store.check_readable()
-    return store, load_view(store, settings.retention_policy(), SystemClock().now())
-
-
-def _memory_json(view) -> dict[str, Any]:
-    memory = view.memory
-    return {
-        "id": memory.id,
-        "upstream_id": memory.upstream_id,
-        "aliases": list(memory.aliases),
-        "key": memory.key,
-        "namespace": memory.namespace,
-        "commit": memory.commit,
-        "timestamp": memory.timestamp.isoformat(),
-        "summary": memory.summary,
-        "title": view.quality.title,
-        "body": memory.body,
-        "tags": list(memory.tags),
-        "spec": memory.spec,
-        "phase": memory.phase,
-        "status": memory.status,
-        "relates_to": list(memory.relates_to),
-        "tier": view.tier,
-        "retention": view.retention.model_dump(),
-        "quality": view.quality.as_json(),
-        "meta": view.meta.model_dump(mode="json") if view.meta else None,
-    }
-
-
-def _show_summary(args: argparse.Namespace, store, view) -> int | None:
-    wanted = args.memory_id.strip().removeprefix("summary:")
-    if len(wanted) < 6:
-        return None
-    summaries = [s for sid, s in store.load_state().summaries.items() if sid.startswith(wanted)]
-    if len(summaries) != 1:
-        return None
-    summary = summaries[0]
-    lines = [f"summary:{summary.id}  [warm]  {summary.provider}/{summary.model}, confidence {summary.confidence:.2f}",
-             f"  {summary.text}", f"  covers {summary.earliest:%Y-%m-%d} .. {summary.latest:%Y-%m-%d}, "
-             f"{len(summary.source_keys)} memories"]
-    lines += [f"  fact: {fact}" for fact in summary.key_facts]
-    lines += [f"  decision: {d.decision} ({d.outcome})" + (f" because {d.rationale}" if d.rationale else "")
-              for d in summary.decisions]
-    lines += [f"  superseded: {fact}" for fact in summary.superseded_facts]
-    lines += [f"  source {_label(view, key)}" for key in summary.source_keys]
-    doc = {"kind": "summary", "tier": "warm", **summary.model_dump(mode="json")}
-    emit(args, doc, "\n".join(lines))
-    return EXIT_OK
+    return report(args, capture(args.repo, args.namespace, summary, content, tags=tags, relates_to=relates,
+                                spec=spec, phase=phase, changed=cleaned.describe()))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    store, view = _view(args)
-    found = view.find(args.memory_id.strip())
-    if found is None:
-        shown = _show_summary(args, store, view)
-        if shown is not None:
-            return shown
-        print(f"memactors: no memory {args.memory_id!r} in {args.repo} "
-              "(IDs look like decisions:<sha>:<index>; see `memactors tiers`)", file=sys.stderr)
-        return EXIT_ERRORS
-    doc = {"kind": "memory", **_memory_json(found)}
-    r, q, t = found.retention, found.quality, found.quality.traits
-    notes = [name for name, on in (("auto-captured", t.auto_captured), ("cut from a transcript", t.cut),
-                                   ("no complete sentence", not t.readable), ("echoes injected context", t.echo))
-             if on]
-    lines = [
-        f"{found.memory.id}  [{found.tier}]",
-        f"  title      {q.title}",
-        f"  namespace  {found.memory.namespace}    captured {found.memory.timestamp.isoformat()}",
-        f"  retention  {r.score:.3f} from recency {r.recency:.2f} · activation {r.activation:.2f} · "
-        f"importance {r.importance:.2f}, times quality {r.quality:.2f}"
-        + ("  (superseded x0.2)" if r.superseded else ""),
-        f"  quality    {q.score:.2f}: " + ", ".join([*notes, f"markup {t.markup_share:.0%}",
-                                                     f"{t.information_words} distinct words"]),
-        f"  key        {found.memory.key}",
-    ]
-    if found.memory.summary.strip() != q.title:
-        lines.insert(2, f"  summary    {' '.join(found.memory.summary.split())}")
-    lines += [
-    ]
-    if found.memory.upstream_id != found.memory.id:
-        lines.append(f"  alias      {found.memory.upstream_id} (git-notes-memory's numbering)")
-    lines += [f"  alias      {alias} (the same entry on another commit)" for alias in found.memory.aliases]
-    if found.memory.tags:
-        lines.append(f"  tags       {', '.join(found.memory.tags)}")
-    relations = _relations(store, view, found)
-    doc.update(relations)
-    if relations["copy_of"]:
-        lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
-    elif found.meta and found.meta.superseded_by:
-        lines.append(f"  superseded by {_label(view, found.meta.superseded_by)}")
-    lines += [f"  replaces   {label}" for label in relations["replaces_labels"]]
-    lines += [f"  conflict   {note}" for note in relations["conflicts"]]
-    if relations["next_tier"]:
-        lines.append(f"  next run   moves it to {relations['next_tier']} (its retention changed since the last run; "
-                     "a run — the daemon's or `memactors consolidate` — applies it)")
-    if found.meta and found.meta.consolidated_into:
-        lines.append(f"  summarized in summary:{found.meta.consolidated_into}")
-    if found.memory.body:
-        lines += ["", found.memory.body]
-    emit(args, doc, "\n".join(lines))
-    return EXIT_OK
+    from memactors.adapters.operations.memories import show
 
-
-def _relations(store, view, found) -> dict[str, Any]:
-    """What `show` says about a memory's place: the capture it copies, what it replaces, its conflicts,
-    and the tier the next run gives it when that differs from the one stored."""
-    from memactors.events.retention import tier_for
-
-    state = store.load_state()
-    key = found.memory.key
-    copy_of = None
-    replaces: list[str] = []
-    replaces_labels: list[str] = []
-    conflicts: list[str] = []
-    for edge in state.edges.values():
-        kind, copy = edge.edge_type.value, edge.reason.startswith("duplicate")
-        if edge.target_key == key and copy and kind == "subsumes":
-            copy_of = _label(view, edge.source_key)
-        elif edge.source_key == key and kind in ("supersedes", "subsumes") and not copy:
-            other = view.find(edge.target_key)
-            replaces.append(other.memory.id if other else edge.target_key)
-            replaces_labels.append(f"{_label(view, edge.target_key)} ({edge.reason})")
-        elif kind == "contradicts" and key in (edge.source_key, edge.target_key):
-            other_key = edge.target_key if edge.source_key == key else edge.source_key
-            if not edge.resolution:
-                conflicts.append(f"{edge.id[:12]} with {_label(view, other_key)}: waiting for you "
-                                 f"(`memactors resolve {edge.id[:12]} --keep ID | --both`)")
-            else:
-                decided = "both stand" if edge.resolution == "both" else (
-                    "you kept this one" if edge.resolution == f"keep:{key}" else "you kept the other")
-                conflicts.append(f"{edge.id[:12]} with {_label(view, other_key)}: resolved, {decided}")
-    stored = found.tier
-    upcoming = tier_for(load_settings().retention_policy(), found.retention.score).value
-    return {"copy_of": copy_of, "replaces": replaces, "replaces_labels": replaces_labels, "conflicts": conflicts,
-            "next_tier": upcoming if stored not in ("untiered", upcoming) else None}
+    return report(args, show(args.repo, args.memory_id))
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from memactors.events.tier import TIER_ORDER
+    from memactors.adapters.operations.memories import status
 
-    store, view = _view(args)
-    by_ns: dict[str, dict[str, int]] = {}
-    for item in view.memories:
-        row = by_ns.setdefault(item.memory.namespace, {})
-        row[item.tier] = row.get(item.tier, 0) + 1
-    last = store.last_run()
-    unreadable = [*view.scan.unreadable_refs.values(), *(str(e) for e in store.readable_runs()[1])]
-    doc = {
-        "repository": store.git.description,
-        "memories": len(view.memories),
-        "namespaces": {ns: dict(sorted(row.items())) for ns, row in sorted(by_ns.items())},
-        "tier_counts": dict(view.tier_counts()),
-        "skipped": dict(sorted(view.scan.skipped.items())),
-        "parse_warnings": dict(sorted(view.scan.warnings.items())),
-        "last_run": last,
-        "unreadable": unreadable,
-        "skipped_notes": [{"ref": ref, "commit": commit, "reason": reason, "entries": n}
-                          for ref, commit, reason, n in view.scan.skipped_notes],
-    }
-    columns = [t.value for t in TIER_ORDER] + ["untiered"]
-    count = len(view.memories)
-    lines = [f"memactors status: {count} memor{'y' if count == 1 else 'ies'} in {store.git.description}"]
-    if view.memories:
-        lines.append(f"  {'namespace':<14}" + "".join(f"{c:>10}" for c in columns))
-        for ns, row in sorted(by_ns.items()):
-            lines.append(f"  {ns:<14}" + "".join(f"{row.get(c, 0):>10}" for c in columns))
-    lines.append(f"  skipped entries: {counts(dict(view.scan.skipped))}")
-    where = view.scan.skipped_notes
-    if args.verbose:
-        if view.scan.warnings:
-            lines.append(f"  read with: {counts(dict(view.scan.warnings))} (originals untouched)")
-        for ref, commit, reason, n in where:
-            lines.append(f"    {n} {reason:<18} {ref} on {commit[:12]}: `git notes --ref={ref} show {commit[:12]}`")
-        if last:
-            lines.append(f"  last run's tiers: {counts(last.get('tier_counts', {}))}; "
-                         f"took {last.get('duration_seconds', 0):.2f} s; refs {', '.join(last.get('refs_updated', []))}")
-    elif where:
-        lines.append(f"  (unreadable entries sit in {len(where)} note{'s' if len(where) != 1 else ''}: "
-                     "`memactors status --verbose` lists them; copies are not counted there)")
-    if last:
-        lines.append(f"  last run: {last['run_id']} ({last['trigger']}) at {last['completed_at']}, "
-                     f"{last['memories_processed']} memories, {len(last.get('errors', []))} errors")
-    elif view.memories:
-        lines.append("  no run yet: `memactors consolidate` scores and tiers every memory")
-    else:
-        lines.append("  nothing to consolidate yet: capture a memory (`memactors capture`) or let the agent's "
-                     "plugin do it; a run that finds nothing writes nothing")
-    lines += [f"  unreadable: {line}" for line in unreadable]
-    emit(args, doc, "\n".join(lines))
-    return EXIT_ERRORS if unreadable else EXIT_OK
+    return report(args, status(args.repo, verbose=args.verbose))
 
 
 def _cmd_tiers(args: argparse.Namespace) -> int:
-    from memactors.events.tier import TIER_ORDER
+    from memactors.adapters.operations.memories import tiers
 
-    if args.limit < 0:
-        raise UsageError("--limit must be 0 or more (0 lists counts only; --json lists all)")
-    _, view = _view(args)
-    groups: dict[str, list] = {t.value: [] for t in TIER_ORDER}
-    for item in view.memories:
-        groups.setdefault(item.tier, []).append(item)
-    for items in groups.values():
-        items.sort(key=lambda v: (-v.retention.score, v.memory.id))
-    doc = {
-        "tier_counts": {tier: len(items) for tier, items in groups.items()},
-        "tiers": {
-            tier: [
-                {"id": v.memory.id, "namespace": v.memory.namespace, "summary": v.memory.summary,
-                 "title": v.quality.title, "quality": v.quality.score,
-                 "score": round(v.retention.score, 4), "timestamp": v.memory.timestamp.isoformat()}
-                for v in items
-            ]
-            for tier, items in groups.items()
-        },
-    }
-    lines = []
-    for tier, items in groups.items():
-        lines.append(f"{tier.upper()} ({len(items)})")
-        for v in items[: max(args.limit, 0)]:
-            lines.append(f"  {v.retention.score:.2f}  {v.memory.namespace:<13} {v.quality.title[:70]}  "
-                         f"{v.memory.namespace}:{v.memory.commit[:7]}:{v.memory.index}")
-        if len(items) > args.limit:
-            lines.append(f"  … {len(items) - args.limit} more (--limit, or --json for all)")
-    emit(args, doc, "\n".join(lines))
-    return EXIT_OK
-
-
-def _state_view(args: argparse.Namespace):
-    store, view = _view(args)
-    return store, view, store.load_state()
-
-
-def _label(view, key: str) -> str:
-    if key.startswith("summary:"):
-        return key
-    found = next((v for v in view.memories if v.memory.key == key), None)
-    return f"{found.memory.id} \"{found.quality.title[:60]}\"" if found else key
-
-
-def _edge_json(edge) -> dict[str, Any]:
-    doc = edge.model_dump(mode="json")
-    doc["conflict_id" if edge.edge_type.value == "contradicts" else "edge_id"] = edge.id
-    return doc
+    return report(args, tiers(args.repo, limit=args.limit))
 
 
 def _cmd_edges(args: argparse.Namespace) -> int:
-    _, view, state = _state_view(args)
-    found = view.find(args.memory_id.strip())
-    if found is None:
-        print(f"memactors: no memory {args.memory_id!r} in {args.repo}", file=sys.stderr)
-        return EXIT_ERRORS
-    key = found.memory.key
-    edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key)),
-                   key=lambda e: (e.edge_type.value, e.created_at))
-    phrases = {
-        ("supersedes", True): "supersedes", ("supersedes", False): "superseded by",
-        ("subsumes", True): "subsumes", ("subsumes", False): "subsumed by",
-        ("consolidates", False): "summarized in", ("references", True): "references",
-        ("references", False): "referenced by", ("contradicts", True): "contradicts",
-        ("contradicts", False): "contradicted by",
-    }
-    lines = [f"{found.memory.id} \"{found.quality.title}\""]
-    for e in edges:
-        outgoing = e.source_key == key
-        other = e.target_key if outgoing else e.source_key
-        partial = " (partially)" if e.partial else ""
-        status = f" [resolved: {e.resolution}]" if e.resolution else ""
-        lines.append(f"  {phrases.get((e.edge_type.value, outgoing), e.edge_type.value)}{partial} "
-                     f"{_label(view, other)}{status}\n      {e.reason}")
-    if not edges:
-        lines.append("  no relationships yet (run `memactors consolidate`)")
-    emit(args, [_edge_json(e) for e in edges], "\n".join(lines))
-    return EXIT_OK
+    from memactors.adapters.operations.memories import edges
+
+    return report(args, edges(args.repo, args.memory_id))
 
 
-def _open_conflicts(state):
-    return sorted((e for e in state.edges.values() if e.edge_type.value == "contradicts" and not e.resolution),
-                  key=lambda e: e.created_at)
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from memactors.adapters.operations.graph import graph
+
+    types = [t.strip() for t in args.type.split(",") if t.strip()] if args.type else None
+    outcome = graph(args.repo, args.memory_id, depth=args.depth, types=types, fmt=args.format)
+    if outcome.document is not None and args.format != "text" and not args.json:
+        print(outcome.text)
+        return outcome.code
+    return report(args, outcome)
 
 
 def _cmd_conflicts(args: argparse.Namespace) -> int:
-    _, view, state = _state_view(args)
-    conflicts = _open_conflicts(state)
-    lines = [f"{len(conflicts)} conflicts waiting for you"]
-    for e in conflicts:
-        lines += [f"  {e.id}  {e.reason}", f"      newer {_label(view, e.source_key)}",
-                  f"      older {_label(view, e.target_key)}"]
-    if conflicts:
-        lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
-    emit(args, [_edge_json(e) for e in conflicts], "\n".join(lines))
-    return EXIT_OK
+    from memactors.adapters.operations.memories import conflicts
+
+    return report(args, conflicts(args.repo))
 
 
 def _cmd_resolve(args: argparse.Namespace) -> int:
-    from memactors.actors.ports import StateConflict
+    from memactors.adapters.operations.memories import resolve
 
-    store, view, _ = _state_view(args)
-    for attempt in range(1, RESOLVE_ATTEMPTS + 1):
-        # no run lock: a daemon or run in progress loses the compare-and-swap and starts over with this
-        # decision, or this command does and records it again on the run's result
-        try:
-            edge, resolution = _record_resolution(args, store, view)
-            break
-        except StateConflict as exc:
-            if attempt == RESOLVE_ATTEMPTS:
-                raise UsageError(f"the state kept changing ({exc}); run the command again") from None
-    when = "the daemon's next run applies it" if _daemon_running(store) else \
-        "the next `memactors consolidate` applies it"
-    text = (f"conflict {edge.id} resolved: {'both stand' if args.both else 'kept ' + args.keep}\n"
-            f"  recorded now; tiers and retention change when a run applies it ({when})")
-    emit(args, {"conflict_id": edge.id, "resolution": resolution, "applies": "next run"}, text)
-    return EXIT_OK
-
-
-#: How often `resolve` records its decision again when a run persisted meanwhile.
-RESOLVE_ATTEMPTS = 5
-
-
-def _daemon_running(store) -> bool:
-    from memactors.adapters.git.repo_lock import daemon_holder
-
-    return daemon_holder(store.git.common_dir) is not None
-
-
-def _record_resolution(args: argparse.Namespace, store, view):
-    """Write the user's decision on one conflict with compare-and-swap; (edge, resolution). Raises StateConflict."""
-    from memactors.actors.persister import whole_notes
-    from memactors.actors.ports import StateChange
-    from memactors.adapters.runtime.clock import SystemClock
-    from memactors.adapters.runtime.pipeline import new_run_id
-    from memactors.events.report import RunReport
-
-    state = store.load_state()
-    wanted = args.conflict_id.strip()
-    matches = [e for e in state.edges.values()
-               if e.edge_type.value == "contradicts" and len(wanted) >= 6 and e.id.startswith(wanted)]
-    if len(matches) != 1:
-        raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
-                         + "; see `memactors conflicts`")
-    edge = matches[0]
-    pair = (edge.source_key, edge.target_key)
-    meta_updates = {}
-    if args.both:
-        resolution = "both"
-        for key in pair:
-            meta = state.meta.get(key)
-            if meta and meta.superseded_by in pair:
-                meta_updates[key] = meta.model_copy(update={"superseded_by": None})
-    else:
-        kept = view.find(args.keep.strip())
-        if kept is None or kept.memory.key not in pair:
-            raise UsageError(f"{args.keep!r} is not one of the two memories of conflict {edge.id}")
-        resolution = f"keep:{kept.memory.key}"
-        loser = pair[1] if kept.memory.key == pair[0] else pair[0]
-        meta = state.meta.get(loser)
-        if meta is not None:
-            meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
-    resolved = edge.model_copy(update={"resolution": resolution})
-    now = SystemClock().now()
-    run_commit = store.head() or state.meta[pair[0]].commit
-    report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
-                       phase="completed", persisted=True, head=store.head())
-    change = StateChange(
-        meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
-                                   {k: (m, m.commit) for k, m in meta_updates.items()}),
-        edges_by_commit=whole_notes(state.edges, state.edge_commits,
-                                    {edge.id: (resolved, state.edge_commits[edge.id])}),
-        report=report, run_commit=run_commit,
-    )
-    store.commit(change, dict(state.tips))
-    return edge, resolution
+    return report(args, resolve(args.repo, args.conflict_id, keep=args.keep, both=args.both))

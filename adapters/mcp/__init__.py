@@ -1,0 +1,1 @@
+"""The MCP server: the project's memory as tools an agent calls (adapters/operations behind each)."""

@@ -1,0 +1,176 @@
+"""Recall: hybrid search over what the last run left, or a dated answer to a "when" question."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from memactors.adapters.operations.checks import check_namespaces
+from memactors.adapters.operations.errors import UsageError
+from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
+from memactors.adapters.operations.store import load_settings, open_store
+
+MODES = ("reflexive", "standard", "deep", "exhaustive")
+
+
+def _mode_tiers(mode: str) -> list[str]:
+    from memactors.adapters.reading.recall import MODES as TIERS
+    from memactors.events.tier import TIER_ORDER
+
+    return [t.value for t in TIER_ORDER if t in TIERS[mode]]
+
+
+def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
+           namespaces: Sequence[str] | None = None, reason: bool = False, track: bool = True,
+           embedder: Any = None, notes: list[str] | None = None) -> Outcome:
+    """The best `limit` memories and summaries for `query`, or (for a date question, or `reason`) the dated
+    answer. `embedder`: a model already loaded (a warm server's); else the local model is loaded for this one
+    query. Notes for the person asking (stale index, uses not recorded) are appended to `notes`."""
+    from memactors.adapters.cli.text_input import Cleaned, clean_line
+    from memactors.adapters.reading.read_cache import ReadCache, ReadModelMissing
+    from memactors.adapters.reading.recall import MAX_QUERY_CHARS
+
+    notes = notes if notes is not None else []
+    query = " ".join(clean_line(query, "the query", Cleaned()).split())
+    if not query:
+        raise UsageError("the query is empty; say what to look for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}: shorten it")
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if mode is not None and mode not in MODES:
+        raise UsageError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
+    settings = load_settings()
+    if embedder is None and settings.embeddings != "none":
+        from memactors.adapters.models.embeddings import PrefetchedQuery, embedder_from_env
+
+        # the model loads and embeds the query while the store opens and the index loads: most of a cold
+        # recall's time (wasted only when there is no index yet, or one without vectors)
+        embedder = PrefetchedQuery(embedder_from_env(one_shot=True), query)
+    store = open_store(repo, settings)
+    try:
+        index = ReadCache(store.git.common_dir).load()
+    except ReadModelMissing as exc:
+        raise UsageError(f"{exc}: run `memactors consolidate` first") from None
+    from memactors.actors.algorithms.temporal import is_temporal_question
+
+    reason = reason or is_temporal_question(query)
+    mode = mode or ("exhaustive" if reason else None)
+    from memactors.adapters.reading.recall import search, semantic
+
+    if index.model_id is None:
+        embedder = None
+    depth = limit
+    if reason:
+        from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH
+
+        depth = max(limit, EVIDENCE_DEPTH)
+    check_namespaces(namespaces, index.columns.namespaces)
+    hits = search(index, query, mode=mode, limit=depth, namespaces=namespaces, embedder=embedder)
+    if not semantic(index, embedder):
+        notes.append("matching words only (the index has no vectors for this embedding model)")
+    current = {ref: store.git.tip(ref) for ref in store.git.memory_refs().values()}
+    if current != index.memory_tips:
+        notes.append("memories changed since the last consolidation are not searchable yet: "
+                     "run `memactors consolidate`")
+    if reason:
+        return _reason(query, store, settings, hits, index, track, notes)
+    _track(track, store, (h.entry.key for h in hits if h.entry.kind.value == "memory"), notes)
+    searched = f"{mode}: {', '.join(_mode_tiers(mode))}" if mode else "hot and warm first"
+    lines = [f"{len(hits)} results for {query!r} ({searched})"]
+    widened = sum(h.widened for h in hits)
+    for h in hits:
+        e = h.entry
+        mark = "+" if h.widened else " "
+        lines.append(f"  {h.score:.2f} {mark}[{e.tier.value}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
+        when = (f"{e.first_seen:%Y-%m-%d} .. {e.last_seen:%Y-%m-%d}, {e.copies} copies"
+                if e.copies > 1 and e.first_seen and e.last_seen else f"{e.timestamp:%Y-%m-%d}")
+        lines.append(f"        {e.id}  {when}")
+        if e.superseded_by:
+            lines.append(f"        superseded by {e.superseded_by}" +
+                         (f" \"{e.superseded_by_text[:70]}\"" if e.superseded_by_text else ""))
+        for fact in e.superseded_facts[:3]:
+            lines.append(f"        no longer true: {fact[:80]}")
+    if widened:
+        lines.append(f"  + {widened} widened: from cold or archived memories, as hot and warm held too few "
+                     "relevant results (--mode standard searches only those)")
+    if not hits:
+        lines.append("  nothing relevant" + ("; try --mode exhaustive" if mode and mode != "exhaustive" else ""))
+    return Outcome([h.as_json() for h in hits], "\n".join(lines))
+
+
+def _track(track: bool, store, keys, notes: list[str]) -> None:
+    """Record `keys` as used now (unless not tracking); a failure is a note, never an error."""
+    if not track:
+        return
+    from memactors.adapters.claude.activation_log import ActivationLog
+    from memactors.adapters.runtime.clock import SystemClock
+
+    try:
+        ActivationLog(store.git.common_dir).record(keys, SystemClock().now())
+    except OSError as exc:
+        notes.append(f"uses not recorded ({exc})")
+
+
+def _timezone(settings):
+    try:
+        return settings.zone()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _reason(query: str, store, settings, hits, index, track: bool, notes: list[str]) -> Outcome:
+    from memactors.actors.algorithms.temporal import compose_answer
+    from memactors.adapters.models.llm_config import resolve_chain
+    from memactors.adapters.reading.date_answer import evidence_of
+    from memactors.adapters.runtime.clock import SystemClock
+
+    tz = _timezone(settings)
+    evidence = evidence_of(store, hits, index)
+    answer = compose_answer(query, evidence, now=SystemClock().now(), tz=tz)
+    why = None
+    try:
+        configured = resolve_chain(os.environ)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if configured and evidence:  # the LLM client is imported only when one is configured
+        import trio
+
+        from memactors.adapters.models.llm_chain import build_chain
+        from memactors.adapters.reading.date_answer import reason_with_llm
+
+        chain = build_chain(os.environ)
+        assert chain is not None
+
+        async def with_llm():
+            try:
+                return await reason_with_llm(chain, query, evidence, answer, tz)
+            finally:
+                await chain.aclose()
+
+        answer, why = trio.run(with_llm)
+        if why:
+            notes.append(f"the LLM could not answer ({why}); the offline answer stands")
+    # what the answer rests on and offers instead is what was used, not every candidate weighed
+    shown = [*answer.source_memory_ids, *(m for a in answer.alternatives for m in a.source_memory_ids)]
+    _track(track, store, (index.entries[row].key for m in dict.fromkeys(shown)
+                          if (row := index.entries.row_of(m)) is not None), notes)
+    lines = [answer.answer, f"  confidence {answer.confidence:.2f} ({answer.provider})", f"  {answer.reasoning}"]
+    for r in answer.temporal_resolutions[:5]:
+        span = f" .. {r.resolved_end.isoformat()}" if r.resolved_end else ""
+        lines.append(f"  \"{r.original_text}\" in {r.memory_id[:20]}… (recorded "
+                     f"{r.memory_timestamp.astimezone(tz):%Y-%m-%d}) -> {r.resolved_date.isoformat()}{span}")
+    if answer.source_memory_ids:
+        lines.append("  sources: " + ", ".join(answer.source_memory_ids))
+    for alternative in answer.alternatives:
+        lines.append(f"  or {alternative.answer} (confidence {alternative.confidence:.2f}, "
+                     f"{', '.join(alternative.source_memory_ids)})")
+    return Outcome(answer.model_dump(mode="json"), "\n".join(lines), EXIT_ERRORS if why else 0)
+
+
+def print_notes(command: str, notes: Iterable[str]) -> None:
+    for note in notes:
+        print(f"memactors {command}: {note}", file=sys.stderr)

@@ -1,0 +1,28 @@
+"""Settings and the store an operation works on. Standard library only at import time (hooks import it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memactors.adapters.operations.errors import UsageError
+
+
+def load_settings():
+    """The environment's settings; invalid ones are a UsageError naming the variable."""
+    from pydantic import ValidationError
+
+    from memactors.adapters.runtime.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise UsageError(f"invalid configuration MEMACTORS_{where.upper()}: {first['msg']}") from None
+
+
+def open_store(repo: Path, settings):
+    from memactors.adapters.git.memory_store import MemoryStore
+    from memactors.adapters.git.store import GitStore
+
+    return MemoryStore(GitStore(repo, notes_base=settings.notes_base, lock_wait_seconds=settings.lock_wait_seconds))
