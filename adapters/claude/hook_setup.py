@@ -138,3 +138,45 @@ def read_json(path: Path) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise ValueError(f"{path} is not a JSON object")
     return document
+
+
+#: The project's MCP servers file Claude Code reads at the repository root (committed with the project).
+MCP_FILE = Path(".mcp.json")
+MCP_NAME = "memactors"
+
+
+def mcp_server() -> dict[str, Any]:
+    """Our server's entry: the portable command, like the committed hooks (no path of this machine)."""
+    return {"type": "stdio", "command": "memactors", "args": ["mcp"]}
+
+
+def _our_server(entry: Any) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    command = " ".join([str(entry.get("command", "")), *map(str, entry.get("args") or [])])
+    return bool(re.search(r'(?:-m memactors\.adapters\.cli|(?:^|[\s/"])memactors"?)\s+mcp\b', command))
+
+
+def with_mcp_server(existing: dict[str, Any]) -> dict[str, Any]:
+    """`existing` .mcp.json with our server under "memactors" (idempotent). A server of someone else's under
+    that name is left alone: ValueError says so."""
+    document = json.loads(json.dumps(existing))
+    servers = document.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ValueError(".mcp.json's mcpServers is not an object")
+    current = servers.get(MCP_NAME)
+    if current is not None and not _our_server(current):
+        raise ValueError(f'.mcp.json already names another server "{MCP_NAME}"')
+    servers[MCP_NAME] = mcp_server()
+    return document
+
+
+def without_mcp_server(existing: dict[str, Any]) -> dict[str, Any]:
+    """`existing` without our server (and without an empty mcpServers it leaves)."""
+    document = json.loads(json.dumps(existing))
+    servers = document.get("mcpServers")
+    if isinstance(servers, dict) and _our_server(servers.get(MCP_NAME)):
+        del servers[MCP_NAME]
+        if not servers:
+            del document["mcpServers"]
+    return document

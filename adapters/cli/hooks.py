@@ -134,7 +134,16 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                 target = workdir / (hook_setup.LOCAL_SETTINGS if args.local else hook_setup.SHARED_SETTINGS)
                 lines += _write_settings(target, lambda current: hook_setup.claude_settings(
                     current, portable=not args.local), args.print_only,
-                    "Stop, SessionEnd, SessionStart, PostToolUse, PostToolUseFailure and UserPromptSubmit hooks added")
+                    "Stop, PreCompact, SessionEnd, SessionStart, PostToolUse, PostToolUseFailure and "
+                    "UserPromptSubmit hooks added")
+                if args.local:
+                    lines.append("MCP server: not written to the shared .mcp.json with --local; for this machine "
+                                 f"only: claude mcp add --scope local memactors -- \"{sys.executable}\" -m "
+                                 "memactors.adapters.cli mcp")
+                else:
+                    lines += _write_settings(workdir / hook_setup.MCP_FILE, hook_setup.with_mcp_server,
+                                             args.print_only, "MCP server memactors added (`memactors mcp`)",
+                                             what="MCP servers")
                 if not args.print_only and not _llm_named():
                     lines += LLM_OPTIONS
                 if not args.local:
@@ -144,6 +153,9 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                     if (workdir / settings_file).exists():
                         lines += _write_settings(workdir / settings_file, hook_setup.without_claude_hooks,
                                                  args.print_only, "our hooks removed")
+                if (workdir / hook_setup.MCP_FILE).exists():
+                    lines += _write_settings(workdir / hook_setup.MCP_FILE, hook_setup.without_mcp_server,
+                                             args.print_only, "our MCP server removed", what="MCP servers")
     if args.action == "install" and args.sync_remote:
         from memactors.adapters.git.remote_setup import setup_remote
 
@@ -196,23 +208,25 @@ def _llm_named() -> bool:
                 .strip())
 
 
-def _write_settings(path: Path, change: Any, print_only: bool, done: str) -> list[str]:
-    """Apply `change` to the Claude Code settings at `path`; lines saying what was (or would be) done."""
+def _write_settings(path: Path, change: Any, print_only: bool, done: str, what: str = "claude settings"
+                    ) -> list[str]:
+    """Apply `change` to the Claude Code JSON file at `path`; lines saying what was (or would be) done."""
     from memactors.adapters.claude import hook_setup
 
     try:
         current = hook_setup.read_json(path)
+        updated = change(current)
     except ValueError as exc:
         raise UsageError(f"{exc}; fix or move it, then retry") from None
-    updated = change(current)
     if print_only:
-        return [f"claude settings {path} would become:", json.dumps(updated, indent=2)]
+        return [f"{what} {path} would become:", json.dumps(updated, indent=2)]
     if updated == current:
-        return [f"claude settings {path}: nothing to change"]
+        return [f"{what} {path}: nothing to change"]
     if not updated:  # nothing but ours was in it: the file install created goes
         path.unlink()
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # .claude/, if we left it empty
-        return [f"claude settings {path}: {done}; the file held nothing else and was removed"]
+        if path.parent.name == ".claude":
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # .claude/, if we left it empty
+        return [f"{what} {path}: {done}; the file held nothing else and was removed"]
     hook_setup.write_json(path, updated)
-    return [f"claude settings {path}: {done}"]
+    return [f"{what} {path}: {done}"]

@@ -232,3 +232,41 @@ def test_hooks_an_earlier_version_wrote_keep_working_and_are_replaced_or_removed
     settings.write_text(json.dumps(written_before))
     assert run_cli("hooks", "uninstall", "--claude", "--repo", str(repo.path)).returncode == 0
     assert json.loads(settings.read_text()) == {"hooks": {"Stop": [{"hooks": [mine]}]}}
+
+
+def test_the_mcp_server_is_registered_portably_and_uninstall_removes_exactly_it(repo: Repo) -> None:
+    mcp = repo.path / ".mcp.json"
+    theirs = {"mcpServers": {"docs": {"type": "stdio", "command": "docs-server", "args": []}}}
+    mcp.write_text(json.dumps(theirs))
+    assert run_cli("hooks", "install", "--claude", "--repo", str(repo.path)).returncode == 0
+    installed = json.loads(mcp.read_text())
+    assert installed["mcpServers"]["docs"] == theirs["mcpServers"]["docs"]
+    assert installed["mcpServers"]["memactors"] == {"type": "stdio", "command": "memactors", "args": ["mcp"]}
+    assert sys.executable not in mcp.read_text()  # committed with the project: no path of this machine
+    assert run_cli("hooks", "install", "--claude", "--repo", str(repo.path)).returncode == 0
+    assert json.loads(mcp.read_text()) == installed
+    assert run_cli("hooks", "uninstall", "--claude", "--repo", str(repo.path)).returncode == 0
+    assert json.loads(mcp.read_text()) == theirs
+    mcp.unlink()
+    assert run_cli("hooks", "install", "--claude", "--repo", str(repo.path)).returncode == 0
+    assert run_cli("hooks", "uninstall", "--claude", "--repo", str(repo.path)).returncode == 0
+    assert not mcp.exists()  # it held only ours
+    local = run_cli("hooks", "install", "--claude", "--local", "--repo", str(repo.path))
+    assert not mcp.exists() and "claude mcp add --scope local memactors" in local.stdout
+
+
+def test_someone_else_s_server_named_memactors_is_left_alone(repo: Repo) -> None:
+    mcp = repo.path / ".mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"memactors": {"command": "something-else"}}}))
+    done = run_cli("hooks", "install", "--claude", "--repo", str(repo.path))
+    assert done.returncode == 2 and "already names another server" in done.stderr
+    assert json.loads(mcp.read_text()) == {"mcpServers": {"memactors": {"command": "something-else"}}}
+
+
+def test_the_plugin_declares_the_mcp_server() -> None:
+    from memactors.adapters.claude.hook_setup import mcp_server
+
+    declared = json.loads((PLUGIN / ".mcp.json").read_text())
+    assert declared["mcpServers"]["memactors"] == mcp_server()
+    parser, _ = build_parser()
+    parser.parse_args([*declared["mcpServers"]["memactors"]["args"]])  # a command the CLI really has
