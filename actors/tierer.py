@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from memactors.bus.join import Joined, JoiningActor
 from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
 from memactors.events.quality import quality_score
-from memactors.events.retention import RetentionPolicy, reference_time, scores, tier_for
+from memactors.events.retention import RetentionPolicy, fold_uses, reference_time, scores, tier_for
 from memactors.events.tier import TIER_ORDER
 
 
@@ -50,7 +49,7 @@ class Tierer(JoiningActor):
         now = reference_time(self._policy, scanned.request.started_at, seen)
         traits = self._traits.traits(memories)
         priors = [scanned.prior.meta.get(m.key) for m in memories]
-        uses = [_fold(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
+        uses = [fold_uses(p, scanned.activations.get(m.key, ())) for m, p in zip(memories, priors)]
         # a supersession stands until a verdict replaces it or overturns it (`released`)
         superseded_by = [verdicts.get(m.key) or (p.superseded_by if p and m.key not in released else None)
                          for m, p in zip(memories, priors)]
@@ -109,18 +108,3 @@ class Tierer(JoiningActor):
             tier_counts={str(k): v for k, v in counts.items()},
             tier_transitions=dict(sorted(moves.items())),
         )
-
-
-def _fold(prior: MemoryMeta | None, uses: tuple[datetime, ...]) -> tuple[datetime | None, int]:
-    """(last access, activation count) once recorded uses are added.
-
-    Only uses after the recorded last access count: a log a crashed run
-    already folded is not counted twice.
-    """
-    last = prior.last_access if prior else None
-    count = prior.activation_count if prior else 0
-    fresh = [t for t in uses if last is None or t > last]
-    if fresh:
-        count += len(fresh)
-        last = max(fresh) if last is None else max(last, *fresh)
-    return last, count

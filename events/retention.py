@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
+from memactors.events.metadata import MemoryMeta
 from memactors.events.quality import QualityPolicy
 from memactors.events.tier import Tier
 
@@ -176,3 +177,18 @@ def tier_for(policy: RetentionPolicy, value: float) -> Tier:
     if value >= policy.cold_threshold:
         return Tier.COLD
     return Tier.ARCHIVED
+
+
+def fold_uses(prior: MemoryMeta | None, uses: tuple[datetime, ...]) -> tuple[datetime | None, int]:
+    """(last access, activation count) once recorded uses are added.
+
+    Only uses after the recorded last access count: a log a crashed run
+    already folded is not counted twice.
+    """
+    last = prior.last_access if prior else None
+    count = prior.activation_count if prior else 0
+    fresh = [t for t in uses if last is None or t > last]
+    if fresh:
+        count += len(fresh)
+        last = max(fresh) if last is None else max(last, *fresh)
+    return last, count

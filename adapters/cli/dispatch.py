@@ -33,7 +33,7 @@ GROUPS = ("consolidation", "memories", "reading", "capture", "agent", "sharing",
 HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
 #: Commands that change nothing (recall's use log is written by temporary file and rename): Ctrl-C ends them
 #: at once, whatever thread is loading the model meanwhile.
-READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "graph", "conflicts", "llm"})
+READ_ONLY_COMMANDS = frozenset({"recall", "show", "status", "tiers", "edges", "graph", "decay", "conflicts", "llm"})
 
 
 class _VersionAction(argparse.Action):

@@ -76,8 +76,19 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
     p.add_argument("--format", choices=["text", "json", "mermaid", "dot"], default="text",
                    help="text (default), json, or a Mermaid or Graphviz DOT graph to paste or render")
 
+    p = commands.add_parser("decay", parents=[common, reporting], help="what the coming runs move to colder tiers",
+                            description="Each memory's retention --days ahead if nothing is used (uses recall "
+                            "recorded are counted), against the tier it holds now: which move to a colder tier and "
+                            "the factors behind each (recency, activation, importance, quality, superseded); with "
+                            "--threshold, also which fall below it. On the store clock (the default) time is the "
+                            "project's: it moves as memories are captured.")
+    p.add_argument("--days", type=float, default=30.0, metavar="N", help="how far ahead (default 30, at most 365)")
+    p.add_argument("--threshold", type=float, metavar="X", help="also list memories whose retention falls below X")
+    p.add_argument("--limit", type=int, default=50, metavar="N", help="rows shown per list (default 50)")
+
     return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers,
-            "edges": _cmd_edges, "graph": _cmd_graph, "conflicts": _cmd_conflicts, "resolve": _cmd_resolve}
+            "edges": _cmd_edges, "graph": _cmd_graph, "decay": _cmd_decay, "conflicts": _cmd_conflicts,
+            "resolve": _cmd_resolve}
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
@@ -149,6 +160,12 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         print(outcome.text)
         return outcome.code
     return report(args, outcome)
+
+
+def _cmd_decay(args: argparse.Namespace) -> int:
+    from memactors.adapters.operations.decay import decay
+
+    return report(args, decay(args.repo, days=args.days, threshold=args.threshold, limit=args.limit))
 
 
 def _cmd_conflicts(args: argparse.Namespace) -> int:
