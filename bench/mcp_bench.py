@@ -56,7 +56,7 @@ async def tool_calls(repo: Path, runs: int) -> dict[str, dict[str, float]]:
                 await client.initialize()
                 first = await client.call_tool("recall", {"query": QUERIES[0]})
                 out["start_and_first_recall"] = {"p50_ms": round(1000 * (time.perf_counter() - started), 1)}
-                some_id = json.loads(first.content[0].text)["results"][0]["id"]
+                some_id = next(r["id"] for r in json.loads(first.content[0].text)["results"] if r["kind"] == "memory")
                 calls = {"recall": lambda i: ("recall", {"query": QUERIES[i % len(QUERIES)]}),
                          "show": lambda i: ("show", {"id": some_id}),
                          "status": lambda i: ("status", {}),

@@ -56,6 +56,20 @@ class Seen:
             self.shown += len(ids)
 
 
+def _filled(seen: Seen, text: str) -> Seen:
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+            ids = [str(i) for i in record.get("ids", [])]
+        except (ValueError, AttributeError, TypeError):
+            continue  # a torn line costs that line only
+        seen.ids.update(ids)
+        seen.events.add(str(record.get("event", "")))
+        if record.get("kind") != "session-start":
+            seen.shown += len(ids)
+    return seen
+
+
 class SessionSeen:
     """The seen-list of session `session_id` in the repository whose common dir is `common_dir`."""
 
@@ -76,17 +90,7 @@ class SessionSeen:
                 if reset:
                     handle.truncate(0)
                 handle.seek(0)
-                seen = Seen(handle)
-                for line in handle.read().splitlines():
-                    try:
-                        record = json.loads(line)
-                        ids = [str(i) for i in record.get("ids", [])]
-                    except (ValueError, AttributeError, TypeError):
-                        continue  # a torn line costs that line only
-                    seen.ids.update(ids)
-                    seen.events.add(str(record.get("event", "")))
-                    if record.get("kind") != "session-start":
-                        seen.shown += len(ids)
+                seen = _filled(Seen(handle), handle.read())
                 handle.seek(0, os.SEEK_END)
                 yield seen
             finally:
@@ -94,6 +98,14 @@ class SessionSeen:
                     fcntl.flock(handle, fcntl.LOCK_UN)
         if fresh:
             self.prune()
+
+    def peek(self) -> Seen:
+        """The list as it stands, read without a lock and without creating anything (nothing may be added)."""
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                return _filled(Seen(None), handle.read())
+        except OSError:
+            return Seen(None)
 
     def end(self) -> None:
         """SessionEnd: one append of the session's showings to the log, then forget them."""

@@ -78,47 +78,97 @@ def run(stdin: Any = None, stdout: Any = None, environ: Mapping[str, str] | None
     return 0
 
 
-def respond(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | os.PathLike[str],
-            env: Mapping[str, str]) -> str:
-    """The hook JSON to print for `hook`, or ''."""
+#: How many candidates --explain lists, those below the bar included.
+EXPLAIN_LIMIT = 20
+#: How many above-the-bar candidates the hook weighs before choosing (the index's answer).
+CONSIDERED = 12
+
+
+def offered(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | os.PathLike[str], *,
+            everything: bool = False) -> tuple[str, str, float, list[Surfaced]]:
+    """(heading, signal, bar, candidates) for `hook`: what the index offers, in the order the hook weighs them.
+    `everything` also returns candidates below the bar (up to EXPLAIN_LIMIT); ('', '', 0, []) when the event
+    is not one surfacing answers."""
     event = hook.get("hook_event_name")
     tool = hook.get("tool_name")
     tool_input = hook.get("tool_input") if isinstance(hook.get("tool_input"), dict) else {}
     index = os.path.join(os.fspath(common), "memactors", SURFACING_FILE)
     db = None
+    limit = EXPLAIN_LIMIT if everything else CONSIDERED
     try:
         if event == "PostToolUse" and tool in FILE_TOOLS:
             target = tool_input.get("file_path")
             path = relative_to_work_tree(target, os.fspath(cwd)) if isinstance(target, str) and target else None
             if path is None or (db := open_index(index)) is None:
-                return ""
-            found = for_file(db, path, FILE_BAR, 12)
-            found.sort(key=lambda s: (s.namespace not in FIRST, -s.strength))
-            heading = f"Memories about {path} (memactors):"
-        elif event == "PostToolUseFailure" and tool == "Bash":
+                return "", "", 0.0, []
+            found = for_file(db, path, 0.0 if everything else FILE_BAR, limit)
+            return f"Memories about {path} (memactors):", f"file {path}", FILE_BAR, _weighed(found, FILE_BAR)
+        if event == "PostToolUseFailure" and tool == "Bash":
             error = str(hook.get("error") or "")[:4000]
             if not error.strip() or (db := open_index(index)) is None:
-                return ""
-            found = for_text(db, error, ERROR_BAR, ("blockers", "learnings"), 12)
-            heading = "Past blockers and learnings that match this error (memactors):"
-        elif event == "UserPromptSubmit":
+                return "", "", 0.0, []
+            found = for_text(db, error, 0.0 if everything else ERROR_BAR, ("blockers", "learnings"), limit)
+            return ("Past blockers and learnings that match this error (memactors):", "error words", ERROR_BAR,
+                    found)
+        if event == "UserPromptSubmit":
             prompt = str(hook.get("prompt") or "")[:4000]
             if not prompt.strip() or (db := open_index(index)) is None:
-                return ""
-            found = for_text(db, prompt, PROMPT_BAR, None, 12)
-            heading = "Memories that may answer this (memactors):"
-        else:
-            return ""
+                return "", "", 0.0, []
+            found = for_text(db, prompt, 0.0 if everything else PROMPT_BAR, None, limit)
+            return "Memories that may answer this (memactors):", "prompt words", PROMPT_BAR, found
+        return "", "", 0.0, []
     finally:
         if db is not None:
             db.close()
+
+
+def _weighed(found: list[Surfaced], bar: float) -> list[Surfaced]:
+    """A file's memories as the hook weighs them: the strongest CONSIDERED above the bar, decisions and blockers
+    first; then (for --explain) the rest in their order."""
+    above = [s for s in found if s.strength >= bar][:CONSIDERED]
+    above.sort(key=lambda s: (s.namespace not in FIRST, -s.strength))
+    return above + [s for s in found if s not in above]
+
+
+def respond(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | os.PathLike[str],
+            env: Mapping[str, str]) -> str:
+    """The hook JSON to print for `hook`, or ''."""
+    heading, _signal, _bar, found = offered(hook, cwd, common)
     if not found:
         return ""
+    event = hook.get("hook_event_name")
     shown = _unseen(hook, event, found, os.fspath(common), _session_cap(env))
     if not shown:
         return ""
     lines = [heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)]
     return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": "\n".join(lines)}})
+
+
+def explain(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | os.PathLike[str],
+            env: Mapping[str, str]) -> dict[str, Any]:
+    """What `respond` would answer for `hook` and why, without recording anything: every candidate (those below
+    the bar too) with its signal weight, whether it clears the bar, was already shown this session, and would
+    be shown now."""
+    heading, signal, bar, found = offered(hook, cwd, common, everything=True)
+    considered = [s for s in found if s.strength >= bar][:CONSIDERED]
+    session = str(hook.get("session_id") or "")
+    seen_ids: set[str] = set()
+    answered = False
+    room = PER_EVENT
+    if session:
+        prompt = str(hook.get("prompt", ""))
+        key = str(hook.get("tool_use_id") or "") or f"{hook.get('hook_event_name')}:{zlib.crc32(prompt.encode())}:{len(prompt)}"
+        seen = SessionSeen(os.fspath(common), session).peek()
+        seen_ids, answered = set(seen.ids), key in seen.events
+        room = max(0, min(PER_EVENT, _session_cap(env) - seen.shown))
+    shown = [] if answered else [s for s in considered if s.id not in seen_ids][:room]
+    rows = [{"id": s.id, "namespace": s.namespace, "date": s.date, "title": s.title,
+             "weight": round(s.strength, 4), "above_bar": s.strength >= bar, "seen_this_session": s.id in seen_ids,
+             "would_show": s in shown} for s in found]
+    return {"event": hook.get("hook_event_name"), "signal": signal, "bar": bar, "candidates": rows,
+            "already_answered": answered,
+            "would_print": "\n".join([heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)])
+            if shown else ""}
 
 
 def _unseen(hook: Mapping[str, Any], event: Any, found: list[Surfaced], common: str, cap: int) -> list[Surfaced]:

@@ -13,8 +13,10 @@ from typing import Any
 
 from memactors.adapters.cli.common import (
     EXIT_OK,
+    EXIT_USAGE,
     Parents,
     UsageError,
+    emit,
     load_settings,
     open_store,
 )
@@ -33,13 +35,17 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "`memactors consolidate` drains the inbox.")
     p.add_argument("event", choices=["commit", "session-end"])
 
-    commands.add_parser("surface", help="the Claude Code hook that surfaces memories about a file, an error or a "
-                        "prompt", description="Reads Claude Code's hook JSON on stdin (PostToolUse of Read/Edit/"
-                        "MultiEdit/Write, PostToolUseFailure of Bash, UserPromptSubmit) and prints the hook's JSON "
-                        "with up to three memories that matter now, or nothing. Never a memory twice in a session; "
-                        "at most MEMACTORS_SURFACING_MAX (20) per session; MEMACTORS_SURFACING=off turns it off. "
-                        "Reads only what the last run precomputed; standard library only; always exit 0 (problems "
-                        "go to <git common dir>/memactors/surface.log).")
+    p = commands.add_parser("surface", parents=[parents.reporting],
+                            help="the Claude Code hook that surfaces memories about a file, an error or a prompt",
+                            description="Reads Claude Code's hook JSON on stdin (PostToolUse of Read/Edit/"
+                            "MultiEdit/Write, PostToolUseFailure of Bash, UserPromptSubmit) and prints the hook's "
+                            "JSON with up to three memories that matter now, or nothing. Never a memory twice in a "
+                            "session; at most MEMACTORS_SURFACING_MAX (20) per session; MEMACTORS_SURFACING=off "
+                            "turns it off. Reads only what the last run precomputed; standard library only; always "
+                            "exit 0 (problems go to <git common dir>/memactors/surface.log).")
+    p.add_argument("--explain", action="store_true",
+                   help="for the same hook JSON, show which memories would surface and why: each candidate's signal "
+                   "and weight, the bar, those below it, and what this session has already seen (records nothing)")
 
     p = commands.add_parser("hooks", parents=[common], help="install or remove the git and Claude Code hooks",
                             description="install: add a post-commit hook (chained after an existing one) and "
@@ -102,10 +108,54 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _cmd_surface(args: argparse.Namespace) -> int:
-    """Reached only through the full parser (the entry point runs `surface` without it)."""
-    from memactors.adapters.claude.surface_hook import run
+    """Reached only through the full parser (the entry point runs a bare `surface` without it)."""
+    if not args.explain:
+        from memactors.adapters.claude.surface_hook import run
 
-    return run()
+        return run()
+    try:  # hook commands skip the parser's error handling: say it here
+        return _explain_surface(args)
+    except UsageError as exc:
+        print(f"memactors: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _explain_surface(args: argparse.Namespace) -> int:
+    from memactors.adapters.claude.git_dirs import common_dir_of
+    from memactors.adapters.claude.surface_hook import explain
+
+    raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        hook = json.loads(raw) if raw.strip() else None
+    except ValueError:
+        hook = None
+    if not isinstance(hook, dict):
+        raise UsageError("give the hook's JSON on stdin, e.g. "
+                         '{"hook_event_name": "UserPromptSubmit", "prompt": "...", "cwd": "."}')
+    cwd = hook["cwd"] if isinstance(hook.get("cwd"), str) else os.getcwd()
+    common = common_dir_of(cwd)
+    if common is None:
+        raise UsageError(f"{cwd} is not inside a git repository")
+    found = explain(hook, cwd, common, os.environ)
+    if not found["signal"]:
+        text = "surfacing answers PostToolUse of Read/Edit/MultiEdit/Write, PostToolUseFailure of Bash and " \
+               "UserPromptSubmit; this event gets nothing"
+    else:
+        text_lines = [f"{found['event']}: signal {found['signal']}, bar {found['bar']:g}"]
+        for row in found["candidates"]:
+            mark = "SHOWN" if row["would_show"] else ("seen " if row["seen_this_session"] else
+                                                      ("above" if row["above_bar"] else "below"))
+            text_lines.append(f"  {mark}  {row['weight']:.2f}  [{row['namespace']} {row['date']}] {row['title'][:70]}"
+                              f"  ({row['id']})")
+        if not found["candidates"]:
+            text_lines.append("  no memory matches this signal")
+        if found["already_answered"]:
+            text_lines.append("  this event was already answered this session: surface prints nothing again")
+        text_lines.append("surface would print:" + (f"\n{found['would_print']}" if found["would_print"]
+                                                     else " nothing"))
+        text = "\n".join(text_lines)
+    emit(args, found, text)
+    return EXIT_OK
 
 
 def _cmd_hooks(args: argparse.Namespace) -> int:

@@ -31,16 +31,21 @@ def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
     store, view = open_view(repo)
-    found = view.find(memory_id.strip())
-    if found is None:
-        return Outcome(None, f"no memory {memory_id!r} in {repo} (see `memactors tiers`)", EXIT_ERRORS)
     state = store.load_state()
+    found = view.find(memory_id.strip())
+    if found is not None:
+        start, root = found.memory.key, found.memory.id
+    else:  # a summary: its members are its links
+        wanted = memory_id.strip().removeprefix("summary:")
+        matches = [sid for sid in state.summaries if len(wanted) >= 6 and sid.startswith(wanted)]
+        if len(matches) != 1:
+            return Outcome(None, f"no memory {memory_id!r} in {repo} (see `memactors tiers`)", EXIT_ERRORS)
+        start = root = f"summary:{matches[0]}"
     by_key: dict[str, list[Any]] = {}
     for edge in state.edges.values():
         if edge.edge_type.value in wanted:
             by_key.setdefault(edge.source_key, []).append(edge)
             by_key.setdefault(edge.target_key, []).append(edge)
-    start = found.memory.key
     hops = {start: 0}
     order = [start]
     kept: dict[str, Any] = {}
@@ -65,7 +70,7 @@ def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | 
     links = [{"source_id": ids.get(e.source_key, e.source_key), "target_id": ids.get(e.target_key, e.target_key),
               "edge_type": e.edge_type.value, "weight": e.weight, "reason": e.reason, "resolution": e.resolution}
              for e in kept.values() if e.source_key in ids and e.target_key in ids]
-    doc = {"root": found.memory.id, "depth": depth, "edge_types": list(wanted), "truncated": truncated,
+    doc = {"root": root, "depth": depth, "edge_types": list(wanted), "truncated": truncated,
            "nodes": nodes, "edges": links}
     render = {"text": _text, "json": _json_text, "mermaid": _mermaid, "dot": _dot}[fmt]
     return Outcome(doc, render(doc))

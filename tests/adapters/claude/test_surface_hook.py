@@ -244,3 +244,45 @@ def test_on_the_labelled_store_most_of_what_is_surfaced_is_relevant(tmp_path: Pa
     common = find_common_dir(store.path)
     outcome = scores(evaluate(store, lambda hook: respond(hook, store.path, common, {})))
     assert outcome["precision"] >= 0.8 and outcome["silent_when_nothing_relevant"] >= 0.7
+
+
+def explain(repo: Repo, hook: dict) -> dict:
+    result = run_cli("surface", "--explain", "--json", input=json.dumps(hook), cwd=repo.path)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_explain_agrees_with_what_surface_prints_and_shows_what_stayed_below_the_bar(repo: Repo) -> None:
+    change(repo, ["src/billing/webhooks.py"], "webhooks")
+    repo.capture("decisions", "Use the Stripe event id as idempotency key for webhooks",
+                 "Stripe retries deliveries; duplicates were charged twice.")
+    repo.capture("learnings", "Invoice listing needed an index on customer_id", "2 s to 40 ms.")
+    repo.capture("learnings", "Webhook payloads are signed and checked before parsing", "Reject unsigned ones.")
+    consolidate(repo)
+    prompt = {"session_id": "s1", "cwd": str(repo.path), "hook_event_name": "UserPromptSubmit",
+              "prompt": "Why don't webhook retries charge customers twice?"}
+    before = explain(repo, prompt)
+    assert before["signal"] == "prompt words" and before["bar"] == 0.5
+    would = [row for row in before["candidates"] if row["would_show"]]
+    below = [row for row in before["candidates"] if not row["above_bar"]]
+    assert would and below  # the signed-payload learning shares words, not enough of them
+    assert all(row["weight"] >= before["bar"] for row in would) and all(r["weight"] < before["bar"] for r in below)
+    printed = shown(surface(repo, prompt))
+    assert printed == before["would_print"]
+    assert all(row["id"] in printed for row in would) and not any(row["id"] in printed for row in below)
+    after = explain(repo, prompt)  # explain records nothing; surface did
+    assert after["already_answered"] and after["would_print"] == ""
+    assert all(row["seen_this_session"] for row in after["candidates"] if row["id"] in printed)
+    read_hook = {"session_id": "s2", "cwd": str(repo.path), "hook_event_name": "PostToolUse", "tool_name": "Read",
+                 "tool_input": {"file_path": str(repo.path / "src/billing/webhooks.py")}, "tool_use_id": "t9"}
+    file_explained = explain(repo, read_hook)
+    assert file_explained["signal"] == "file src/billing/webhooks.py"
+    assert shown(surface(repo, read_hook)) == file_explained["would_print"]
+
+
+def test_explain_without_a_hook_says_what_to_give(repo: Repo) -> None:
+    result = run_cli("surface", "--explain", input="", cwd=repo.path)
+    assert result.returncode == 2 and "hook's JSON on stdin" in result.stderr
+    other = run_cli("surface", "--explain", cwd=repo.path,
+                    input=json.dumps({"hook_event_name": "Stop", "cwd": str(repo.path)}))
+    assert other.returncode == 0 and "this event gets nothing" in other.stdout
