@@ -9,7 +9,9 @@ from typing import Any
 
 from memactors.adapters.cli.common import (
     EXIT_OK,
+    Outcome,
     Parents,
+    UsageError,
     report,
 )
 
@@ -63,6 +65,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 def _cmd_recall(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.recall import print_notes, recall
 
+    answered = _from_daemon(args)
+    if answered is not None:
+        return answered
     notes: list[str] = []
     try:
         outcome = recall(args.repo, args.query, mode=args.mode, limit=args.limit, namespaces=args.namespace,
@@ -70,6 +75,26 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     finally:
         print_notes("recall", notes)
     return report(args, outcome)
+
+
+def _from_daemon(args: argparse.Namespace) -> int | None:
+    """The recall a running daemon answered (its model is warm), printed; None when no daemon answers."""
+    from memactors.adapters.claude.git_dirs import common_dir_of
+    from memactors.adapters.runtime.query_client import ask
+
+    common = common_dir_of(str(args.repo))
+    if common is None:
+        return None
+    answer = ask(common, {"op": "recall", "args": {
+        "query": args.query, "mode": args.mode, "limit": args.limit, "namespaces": args.namespace,
+        "reason": args.reason, "track": not args.no_track}})
+    if answer is None:
+        return None
+    for note in answer.get("notes") or ():
+        print(f"memactors recall: {note}", file=sys.stderr)
+    if "error" in answer:
+        raise UsageError(str(answer["error"]))
+    return report(args, Outcome(answer.get("document"), str(answer.get("text", "")), int(answer["code"])))
 
 
 def _cmd_context(args: argparse.Namespace) -> int:

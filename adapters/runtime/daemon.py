@@ -61,6 +61,7 @@ class DaemonSettings:
     restart_backoff: float = 1.0
     knn_warm_crossover: int = 10_000
     warm_model: bool = True
+    serve_queries: bool = True
 
 
 class RepositoryGone(StoreError):
@@ -185,6 +186,17 @@ class Daemon:
                 log.warning("could not load the embedding model ahead of time: %s", describe(exc))
         self._model_scope = None
 
+    async def _start_query_socket(self, nursery: trio.Nursery) -> None:
+        """`recall` from the CLI answered here, with the model already loaded (a failure is logged, not fatal)."""
+        from memactors.adapters.runtime.query_socket import serve_queries
+
+        git = self.services.store.git
+        model = _local_model(self.services.embedder) or self.services.embedder
+        try:
+            await nursery.start(serve_queries, Path(git.repo.workdir or git.git_dir), self._common_dir, model)
+        except OSError as exc:
+            log.warning("recall will not be answered by the daemon (query socket: %s)", exc)
+
     async def run(self, *, handle_signals: bool = False,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         drained = self.bus.subscribe("daemon", (Drained,))
@@ -198,6 +210,8 @@ class Daemon:
                 nursery.start_soon(self._watch_repository)
                 task_status.started()
                 await self._warm_model()
+                if not self._stop.is_set() and self.settings.serve_queries:
+                    await self._start_query_socket(nursery)
                 if not self._stop.is_set():
                     await nursery.start(self.supervisor.run)
                     nursery.start_soon(self._after_runs, outcomes)

@@ -409,3 +409,37 @@ async def test_the_daemon_reads_a_queued_session_into_proposals_after_its_run(re
     assert sorted(c.summary for c in pending) == [
         "Pin numpy below 3.0 until pynndescent publishes wheels that support it.",
         "Use uv for dependency management from now on."]
+
+
+async def test_recall_is_answered_by_the_running_daemon_and_falls_back_once_it_stopped(repo: Repo) -> None:
+    from memactors.adapters.reading.read_cache import ReadCache
+    from memactors.adapters.runtime.query_client import socket_path
+
+    repo.capture("decisions", "Use the Stripe event id as idempotency key", "Stripe retries deliveries.")
+    repo.capture("learnings", "Invoice listing needed an index on customer_id", "2 s to 40 ms.")
+    store = MemoryStore(GitStore(repo.path))
+    common = store.git.common_dir
+    model = CachedEmbedder(LocalMiniLM(), common / "memactors" / "vectors")
+    services = Services(store=store, settings=Settings(), clock=SystemClock(), embedder=model,
+                        read_cache=ReadCache(common, model))
+    daemon = Daemon(services, NotesFeed(common), Inbox(common), DaemonSettings(debounce=0.3, inbox_interval=0.2))
+    completed = daemon.bus.subscribe("test", (RunCompleted,))
+    words_only = {"MEMACTORS_EMBEDDINGS": "none"}  # the client alone could only match words
+
+    def ask() -> subprocess.CompletedProcess:
+        return run_cli("recall", "why are webhook retries not charged twice", "--json", "--repo", str(repo.path),
+                       env=words_only)
+
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(daemon.run)
+            await completed.receive()
+            answered = await trio.to_thread.run_sync(ask)
+            assert os.stat(socket_path(common)).st_mode & 0o777 == 0o600
+            daemon.stop()
+    assert answered.returncode == 0, answered.stderr
+    assert "matching words only" not in answered.stderr  # the daemon's warm model answered
+    assert json.loads(answered.stdout)[0]["summary"] == "Use the Stripe event id as idempotency key"
+    assert not os.path.exists(socket_path(common))
+    alone = ask()
+    assert alone.returncode == 0 and "matching words only" in alone.stderr

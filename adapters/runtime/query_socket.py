@@ -1,0 +1,94 @@
+"""The daemon's query socket: `recall` answered by a process whose model is already loaded.
+
+Serves one JSON line per connection: {"op": "recall", "args": {...}} -> {"code", "document", "text", "notes"}
+(or {"code": 2, "error": "..."} for a request it cannot answer). Each request runs the same operation the CLI
+runs, in a worker thread, with the daemon's warm embedding model. The socket file is made in a folder only
+this user can enter (mode 0700) and removed when the daemon stops.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from memactors.adapters.operations.errors import UsageError
+from memactors.adapters.runtime.query_client import MAX_ANSWER_BYTES, socket_path
+
+log = logging.getLogger("memactors.daemon")
+_ARGS = {"query", "mode", "limit", "namespaces", "reason", "track"}
+
+
+def _answer(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
+    from memactors.adapters.operations.recall import recall
+
+    if not isinstance(request, dict) or request.get("op") != "recall" or not isinstance(request.get("args"), dict):
+        return {"code": 2, "error": "unknown request"}
+    args = {k: v for k, v in request["args"].items() if k in _ARGS}
+    notes: list[str] = []
+    try:
+        outcome = recall(repo, embedder=embedder, notes=notes, **args)
+    except UsageError as exc:
+        return {"code": 2, "error": str(exc), "notes": notes}
+    except TypeError as exc:
+        return {"code": 2, "error": f"bad request: {exc}"}
+    return {"code": outcome.code, "document": outcome.document, "text": outcome.text, "notes": notes}
+
+
+async def serve_queries(repo: Path, common_dir: Path, embedder: Any, *,
+                        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    """Listen until cancelled; the socket file goes when it stops."""
+    path = socket_path(common_dir)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)  # an older folder of ours with looser bits is tightened
+    if os.path.exists(path):
+        os.unlink(path)  # a daemon that died left it; the daemon lock says we are the only one now
+    listener = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+    limiter = trio.CapacityLimiter(1)
+    try:
+        await listener.bind(path)
+        os.chmod(path, 0o600)
+        listener.listen(16)
+        task_status.started()
+        async with trio.open_nursery() as nursery:
+            while True:
+                connection, _ = await listener.accept()
+                nursery.start_soon(_serve_one, connection, repo, embedder, limiter)
+    finally:
+        listener.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+async def _serve_one(connection: trio.socket.SocketType, repo: Path, embedder: Any,
+                     limiter: trio.CapacityLimiter) -> None:
+    stream = trio.SocketStream(connection)
+    async with stream:
+        try:
+            data = b""
+            with trio.move_on_after(5):
+                while not data.endswith(b"\n") and len(data) < 1_000_000:
+                    chunk = await stream.receive_some(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            try:
+                request = json.loads(data)
+            except ValueError:
+                request = None
+            answer = await trio.to_thread.run_sync(functools.partial(_answer, repo, embedder, request),
+                                                   limiter=limiter)
+            payload = json.dumps(answer, default=str).encode()
+            if len(payload) > MAX_ANSWER_BYTES:
+                payload = json.dumps({"code": 2, "error": "answer too large"}).encode()
+            await stream.send_all(payload + b"\n")
+        except Exception as exc:  # noqa: BLE001 - one bad query never stops the daemon
+            log.warning("query socket: %s: %s", type(exc).__name__, exc)
