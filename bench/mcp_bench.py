@@ -6,7 +6,8 @@ Builds the semantic benchmark's synthetic store of `--size` memories, consolidat
 offline), starts `memactors mcp` as Claude Code does (a subprocess speaking MCP over stdio, through the SDK's
 own client), waits for its first recall (the model loads once), then times `--runs` tool calls each of
 `recall`, `show`, `status` and `graph`. Beside them, in the same run: `python -c pass` and a cold
-`memactors recall QUERY --no-track` process. Reports p50/p95 in milliseconds and p50 as a ratio to the
+`memactors recall QUERY --no-track` process, and the same command while `memactors run` serves the repository
+(answered over its query socket). Reports p50/p95 in milliseconds and p50 as a ratio to the
 baseline's.
 """
 
@@ -74,6 +75,28 @@ async def tool_calls(repo: Path, runs: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def daemon_recall(path: Path, runs: int) -> dict[str, float]:
+    """CLI recall while `memactors run` serves the repository (answered over its socket, model warm)."""
+    import signal
+    import subprocess
+
+    from memactors.adapters.runtime.query_client import socket_path
+
+    daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(path)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        sock = socket_path(path / ".git")
+        deadline = time.time() + 300
+        while not os.path.exists(sock) and time.time() < deadline:
+            time.sleep(0.2)
+        time.sleep(5)  # let its startup run settle
+        return timed([sys.executable, "-m", "memactors.adapters.cli", "recall", "--repo", str(path), "--no-track",
+                      "{q}"], runs)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000)
@@ -88,9 +111,10 @@ def main() -> None:
         baseline = timed([sys.executable, "-c", "pass"], args.runs)
         cold = timed([sys.executable, "-m", "memactors.adapters.cli", "recall", "--repo", str(path), "--no-track",
                       "{q}"], args.runs)
+        with_daemon = daemon_recall(path, args.runs)
         warm = trio.run(tool_calls, path, args.runs)
     result = {"machine": machine(), "memories": args.size, "baseline_python": baseline, "cold_cli_recall": cold,
-              **{f"mcp_{k}": v for k, v in warm.items()}}
+              "cli_recall_with_daemon": with_daemon, **{f"mcp_{k}": v for k, v in warm.items()}}
     for key, figures in result.items():
         if isinstance(figures, dict) and "p50_ms" in figures and key != "baseline_python":
             figures["x_baseline"] = round(figures["p50_ms"] / baseline["p50_ms"], 2)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memactors.adapters.operations.errors import UsageError
-from memactors.adapters.operations.memories import open_view, phrase
+from memactors.adapters.operations.memories import open_view_and_state, phrase
 from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 
 EDGE_TYPES = ("supersedes", "subsumes", "consolidates", "references", "contradicts")
@@ -30,8 +30,7 @@ def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | 
         raise UsageError(f"unknown edge type {unknown[0]!r}; use some of: {', '.join(EDGE_TYPES)}")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
-    store, view = open_view(repo)
-    state = store.load_state()
+    _, view, state = open_view_and_state(repo)
     found = view.find(memory_id.strip())
     if found is not None:
         start, root = found.memory.key, found.memory.id

@@ -18,15 +18,45 @@ MAX_CONTENT_BYTES = 100 * 1024
 RESOLVE_ATTEMPTS = 5
 
 
+#: The last view and state one process read, with what they were read from: a long-lived process (the MCP
+#: server) answers the next question about an unchanged store without reading it again.
+_LAST: dict[str, tuple[tuple[Any, ...], Any, Any]] = {}
+#: On the wall clock retention moves with time: a remembered view is used for this long at most.
+VIEW_SECONDS = 60
+
+
+def _fingerprint(store, settings) -> tuple[Any, ...]:
+    """What a view depends on: every notes ref's tip, the settings, and (on the wall clock) the minute."""
+    import time
+
+    refs = store.git.repo.references
+    tips = tuple(sorted((name, str(refs[name].target)) for name in refs if name.startswith("refs/notes/")))
+    minute = int(time.time() // VIEW_SECONDS) if settings.recency_clock == "wall" else 0
+    return str(store.git.common_dir), tips, settings.model_dump_json(), minute
+
+
 def open_view(repo: Path):
     """(store, the scored view of every memory)."""
+    store, view, _ = open_view_and_state(repo)
+    return store, view
+
+
+def open_view_and_state(repo: Path):
+    """(store, the scored view of every memory, our state), read once per change of the store in a process."""
     from memactors.adapters.reading.store_view import load_view
     from memactors.adapters.runtime.clock import SystemClock
 
     settings = load_settings()
     store = open_store(repo, settings)
     store.check_readable()
-    return store, load_view(store, settings.retention_policy(), SystemClock().now())
+    key = _fingerprint(store, settings)
+    last = _LAST.get("view")
+    if last is not None and last[0] == key:
+        return store, last[1], last[2]
+    view = load_view(store, settings.retention_policy(), SystemClock().now())
+    state = store.load_state()
+    _LAST["view"] = (key, view, state)
+    return store, view, state
 
 
 def label(view, key: str) -> str:
@@ -94,11 +124,11 @@ def _memory_json(view) -> dict[str, Any]:
     }
 
 
-def _show_summary(memory_id: str, store, view) -> Outcome | None:
+def _show_summary(memory_id: str, state, view) -> Outcome | None:
     wanted = memory_id.strip().removeprefix("summary:")
     if len(wanted) < 6:
         return None
-    summaries = [s for sid, s in store.load_state().summaries.items() if sid.startswith(wanted)]
+    summaries = [s for sid, s in state.summaries.items() if sid.startswith(wanted)]
     if len(summaries) != 1:
         return None
     summary = summaries[0]
@@ -115,10 +145,10 @@ def _show_summary(memory_id: str, store, view) -> Outcome | None:
 
 def show(repo: Path, memory_id: str) -> Outcome:
     """One memory (any ID form, or its key) or one summary (`summary:<id>`); code 1 when there is none."""
-    store, view = open_view(repo)
+    store, view, state = open_view_and_state(repo)
     found = view.find(memory_id.strip())
     if found is None:
-        shown = _show_summary(memory_id, store, view)
+        shown = _show_summary(memory_id, state, view)
         if shown is not None:
             return shown
         return Outcome(None, f"no memory {memory_id!r} in {repo} (IDs look like decisions:<sha>:<index>; see "
@@ -147,7 +177,7 @@ def show(repo: Path, memory_id: str) -> Outcome:
     lines += [f"  alias      {alias} (the same entry on another commit)" for alias in found.memory.aliases]
     if found.memory.tags:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
-    relations = _relations(store, view, found)
+    relations = _relations(state, view, found)
     doc.update(relations)
     if relations["copy_of"]:
         lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
@@ -165,12 +195,11 @@ def show(repo: Path, memory_id: str) -> Outcome:
     return Outcome(doc, "\n".join(lines))
 
 
-def _relations(store, view, found) -> dict[str, Any]:
+def _relations(state, view, found) -> dict[str, Any]:
     """What `show` says about a memory's place: the capture it copies, what it replaces, its conflicts,
     and the tier the next run gives it when that differs from the one stored."""
     from memactors.events.retention import tier_for
 
-    state = store.load_state()
     key = found.memory.key
     copy_of = None
     replaces: list[str] = []
@@ -317,8 +346,7 @@ def phrase(edge_type: str, outgoing: bool) -> str:
 
 
 def edges(repo: Path, memory_id: str) -> Outcome:
-    store, view = open_view(repo)
-    state = store.load_state()
+    _, view, state = open_view_and_state(repo)
     found = view.find(memory_id.strip())
     if found is None:
         return Outcome(None, f"no memory {memory_id!r} in {repo}", EXIT_ERRORS)
@@ -344,8 +372,8 @@ def open_conflicts(state):
 
 
 def conflicts(repo: Path) -> Outcome:
-    store, view = open_view(repo)
-    waiting = open_conflicts(store.load_state())
+    _, view, state = open_view_and_state(repo)
+    waiting = open_conflicts(state)
     lines = [f"{len(waiting)} conflicts waiting for you"]
     for e in waiting:
         lines += [f"  {e.id}  {e.reason}", f"      newer {label(view, e.source_key)}",
