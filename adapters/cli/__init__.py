@@ -1,7 +1,8 @@
 """The `memactors` command line: one module per command group, the parser built from them (`dispatch`).
 
 `memactors` starts at `entry`. `memactors surface` runs on every tool call, so it skips the parser: it goes straight
-to its standard-library-only module (adapters/claude/surface_hook.py).
+to its standard-library-only module (adapters/claude/surface_hook.py). `memactors recall` first asks a running
+daemon (adapters/cli/recall_fast.py), also before the parser.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memactors.adapters.claude.surface_hook import run
 
         return run()
+    if args[:1] == ["recall"]:  # a running daemon answers with its model warm: no parser, no model here
+        from memactors.adapters.cli.recall_fast import fast
+
+        answered = fast(args[1:])
+        if answered is not None:
+            return answered
     from memactors.adapters.cli.dispatch import main as parse_and_run
 
     return parse_and_run(args)

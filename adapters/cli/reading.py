@@ -9,11 +9,10 @@ from typing import Any
 
 from memactors.adapters.cli.common import (
     EXIT_OK,
-    Outcome,
     Parents,
-    UsageError,
     report,
 )
+from memactors.adapters.cli.recall_fast import add_recall_arguments, answer_from_daemon
 
 
 def register(commands: Any, parents: Parents) -> dict[str, Any]:
@@ -35,16 +34,7 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "for a capture stored several times); for a date question an answer (answer, "
                             "confidence, reasoning, temporal_resolutions, source_memory_ids, alternatives). "
                             "Exit 2 before the first consolidation.")
-    p.add_argument("query", metavar="QUERY")
-    p.add_argument("--mode", choices=["reflexive", "standard", "deep", "exhaustive"],
-                   help="search exactly these tiers (default: hot and warm first, widened to colder tiers "
-                   "when they hold too few relevant results; exhaustive for date questions)")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
-    p.add_argument("--namespace", action="append", metavar="NS", help="only this namespace (repeatable)")
-    p.add_argument("--reason", action="store_true",
-                   help="answer with a date, resolving relative dates (automatic for when did / what date / "
-                   "how long ago questions)")
-    p.add_argument("--no-track", action="store_true", help="do not record these results as uses")
+    add_recall_arguments(p)
 
     p = commands.add_parser("context", parents=[common],
                             help="the Claude Code SessionStart hook: print the consolidated context",
@@ -65,7 +55,7 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 def _cmd_recall(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.recall import print_notes, recall
 
-    answered = _from_daemon(args)
+    answered = answer_from_daemon(args)
     if answered is not None:
         return answered
     notes: list[str] = []
@@ -75,26 +65,6 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     finally:
         print_notes("recall", notes)
     return report(args, outcome)
-
-
-def _from_daemon(args: argparse.Namespace) -> int | None:
-    """The recall a running daemon answered (its model is warm), printed; None when no daemon answers."""
-    from memactors.adapters.claude.git_dirs import common_dir_of
-    from memactors.adapters.runtime.query_client import ask
-
-    common = common_dir_of(str(args.repo))
-    if common is None:
-        return None
-    answer = ask(common, {"op": "recall", "args": {
-        "query": args.query, "mode": args.mode, "limit": args.limit, "namespaces": args.namespace,
-        "reason": args.reason, "track": not args.no_track}})
-    if answer is None:
-        return None
-    for note in answer.get("notes") or ():
-        print(f"memactors recall: {note}", file=sys.stderr)
-    if "error" in answer:
-        raise UsageError(str(answer["error"]))
-    return report(args, Outcome(answer.get("document"), str(answer.get("text", "")), int(answer["code"])))
 
 
 def _cmd_context(args: argparse.Namespace) -> int:

@@ -16,6 +16,31 @@ from memactors.adapters.operations.store import load_settings, open_store
 MODES = ("reflexive", "standard", "deep", "exhaustive")
 
 
+#: The recall index a long-lived process (the daemon, the MCP server) read last, by what its files were then.
+_LAST_INDEX: dict[str, tuple[tuple[object, ...], Any]] = {}
+
+
+def _index(common_dir: Path) -> Any:
+    """The recall index the last run wrote, read again only when a run replaced it."""
+    from memactors.adapters.reading.lexical_index import LEXICAL_FILE
+    from memactors.adapters.reading.read_cache import RECALL_FILE, ReadCache
+
+    cache = ReadCache(common_dir)
+    stamp: list[object] = [str(common_dir)]
+    for name in (RECALL_FILE, LEXICAL_FILE):
+        try:
+            info = (cache.directory / name).stat()
+            stamp += [info.st_mtime_ns, info.st_size, info.st_ino]
+        except OSError:
+            stamp.append(None)
+    last = _LAST_INDEX.get("index")
+    if last is not None and last[0] == tuple(stamp):
+        return last[1]
+    index = cache.load()
+    _LAST_INDEX["index"] = (tuple(stamp), index)
+    return index
+
+
 def _mode_tiers(mode: str) -> list[str]:
     from memactors.adapters.reading.recall import MODES as TIERS
     from memactors.events.tier import TIER_ORDER
@@ -30,7 +55,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     answer. `embedder`: a model already loaded (a warm server's); else the local model is loaded for this one
     query. Notes for the person asking (stale index, uses not recorded) are appended to `notes`."""
     from memactors.adapters.cli.text_input import Cleaned, clean_line
-    from memactors.adapters.reading.read_cache import ReadCache, ReadModelMissing
+    from memactors.adapters.reading.read_cache import ReadModelMissing
     from memactors.adapters.reading.recall import MAX_QUERY_CHARS
 
     notes = notes if notes is not None else []
@@ -52,7 +77,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         embedder = PrefetchedQuery(embedder_from_env(one_shot=True), query)
     store = open_store(repo, settings)
     try:
-        index = ReadCache(store.git.common_dir).load()
+        index = _index(store.git.common_dir)
     except ReadModelMissing as exc:
         raise UsageError(f"{exc}: run `memactors consolidate` first") from None
     from memactors.actors.algorithms.temporal import is_temporal_question

@@ -436,7 +436,13 @@ async def test_recall_is_answered_by_the_running_daemon_and_falls_back_once_it_s
             await completed.receive()
             answered = await trio.to_thread.run_sync(ask)
             assert os.stat(socket_path(common)).st_mode & 0o777 == 0o600
+            refused = await trio.to_thread.run_sync(lambda: run_cli("recall", "x", "--limit", "0", "--repo",
+                                                                    str(repo.path)))
+            malformed = await trio.to_thread.run_sync(lambda: run_cli("recall", "x", "--limit", "many", "--repo",
+                                                                      str(repo.path)))
             daemon.stop()
+    assert refused.returncode == 2 and "--limit must be at least 1" in refused.stderr  # said by the daemon
+    assert malformed.returncode == 2 and "invalid int value" in malformed.stderr  # the full parser's word
     assert answered.returncode == 0, answered.stderr
     assert "matching words only" not in answered.stderr  # the daemon's warm model answered
     assert json.loads(answered.stdout)[0]["summary"] == "Use the Stripe event id as idempotency key"
