@@ -82,14 +82,17 @@ def daemon_recall(path: Path, runs: int) -> dict[str, float]:
 
     from memactors.adapters.runtime.query_client import socket_path
 
-    daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(path)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = path.parent / "daemon.log"
+    with log.open("w") as sink:
+        daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(path)],
+                                  stdout=subprocess.DEVNULL, stderr=sink)
     try:
         sock = socket_path(path / ".git")
-        deadline = time.time() + 300
-        while not os.path.exists(sock) and time.time() < deadline:
-            time.sleep(0.2)
-        time.sleep(5)  # let its startup run settle
+        deadline = time.time() + 600
+        # answered while idle, as between runs: wait for the socket and the end of the startup run
+        while time.time() < deadline and not (os.path.exists(sock) and "(startup)" in log.read_text()):
+            time.sleep(0.5)
+        time.sleep(2)
         return timed([sys.executable, "-m", "memactors.adapters.cli", "recall", "--repo", str(path), "--no-track",
                       "{q}"], runs)
     finally:
