@@ -7,14 +7,27 @@ from pathlib import Path
 from memactors.adapters.operations.errors import UsageError
 
 
+#: The settings read last and the environment they were read from: a long-lived process (the daemon, the MCP
+#: server) reads them again only when its environment changed.
+_LAST: dict[str, tuple[object, object]] = {}
+
+
 def load_settings():
     """The environment's settings; invalid ones are a UsageError naming the variable."""
+    import os
+
     from pydantic import ValidationError
 
     from memactors.adapters.runtime.settings import Settings
 
+    environment = tuple(sorted(os.environ.items()))
+    last = _LAST.get("settings")
+    if last is not None and last[0] == environment:
+        return last[1]
     try:
-        return Settings()
+        settings = Settings()
+        _LAST["settings"] = (environment, settings)
+        return settings
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"

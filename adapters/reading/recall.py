@@ -132,7 +132,11 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
         share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
     else:
-        share = np.asarray([found.share.get(int(i), 0.0) for i in rows], dtype=np.float32)
+        share = np.zeros(len(rows), dtype=np.float32)
+        if found.share:
+            keys = np.fromiter(found.share.keys(), dtype=np.intp, count=len(found.share))
+            at, ok = _positions(rows, keys)
+            share[at[ok]] = np.fromiter(found.share.values(), dtype=np.float32, count=len(found.share))[ok]
     if semantic(index, embedder):
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
@@ -140,19 +144,26 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     else:
         relevance, floor = share, 1e-9
     ranking = relevance.copy()
-    if found is not None and found.bm25:
-        position = {int(row): j for j, row in enumerate(rows)}
+    if found is not None and found.bm25 and found.bm25[0][1] > 0:
         best = found.bm25[0][1]
-        for row, value in found.bm25:
-            if row in position and best > 0:
-                ranking[position[row]] += LEXICAL_WEIGHT * value / best
+        at, ok = _positions(rows, np.fromiter((row for row, _ in found.bm25), dtype=np.intp, count=len(found.bm25)))
+        values = np.fromiter((value for _, value in found.bm25), dtype=np.float64, count=len(found.bm25))
+        np.add.at(ranking, at[ok], (LEXICAL_WEIGHT * values[ok] / best).astype(ranking.dtype))
     columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
     replaced = PRESENT_SUPERSEDED_FACTOR if present_tense(query) else SUPERSEDED_FACTOR
     standing = np.where(columns.superseded[rows], replaced, 1.0)
     score = (ranking * (0.8 + 0.2 * columns.score[rows]) * (1 - QUALITY_WEIGHT * (1 - columns.quality[rows]))
              * standing)
-    return _Scored([int(i) for i in rows], relevance, score, floor)
+    return _Scored(rows.tolist(), relevance, score, floor)
+
+
+def _positions(rows: NDArray[np.intp], wanted: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """Where each of `wanted` sits in `rows` (ascending), and which of them are there at all."""
+    at = np.searchsorted(rows, wanted)
+    ok = at < len(rows)
+    ok[ok] = rows[at[ok]] == wanted[ok]
+    return at, ok
 
 
 def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: int = 10,
@@ -178,7 +189,8 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         """The row a candidate is listed as: its capture's most complete copy."""
         return int(columns.head[scored.rows[j]])
 
-    order = [int(j) for j in np.argsort(-scored.score, kind="stable") if scored.relevance[j] >= scored.floor]
+    ranked = np.argsort(-scored.score, kind="stable")
+    order = ranked[scored.relevance[ranked] >= scored.floor].tolist()
     if mode is None:
         first = [j for j in order
                  if columns.tier[shown_as(j)] in first_codes and scored.relevance[j] >= RELEVANCE_BAR]
