@@ -89,8 +89,14 @@ def daemon_recall(path: Path, runs: int) -> dict[str, float]:
     try:
         sock = socket_path(path / ".git")
         deadline = time.time() + 600
-        # answered while idle, as between runs: wait for the socket and the end of the startup run
-        while time.time() < deadline and not (os.path.exists(sock) and "(startup)" in log.read_text()):
+        # answered while idle, as between runs: the socket, the end of the startup run, and (a big store) the
+        # background kNN compile that follows it
+        def idle() -> bool:
+            text = log.read_text()
+            return (os.path.exists(sock) and "(startup)" in text
+                    and ("compiling the approximate kNN" not in text or "approximate kNN ready" in text))
+
+        while time.time() < deadline and not idle():
             time.sleep(0.5)
         time.sleep(2)
         return timed([sys.executable, "-m", "memactors.adapters.cli", "recall", "--repo", str(path), "--no-track",
