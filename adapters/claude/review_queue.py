@@ -24,12 +24,13 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
+from memactors.adapters.claude.review_reminder import EXPIRY_SECONDS
 from memactors.events.candidate import Candidate
 
 MAX_PENDING = 100
 MAX_BLOCKED = 100
 MAX_DECIDED = 5000
-EXPIRY_DAYS = 7
+EXPIRY_DAYS = EXPIRY_SECONDS / 86400
 QUEUE_FILE = "queue.json"
 T = TypeVar("T")
 
@@ -71,9 +72,6 @@ class ReviewQueue:
     def load(self, now: datetime | None = None) -> QueueState:
         state = self._read()
         return self._pruned(state, now) if now is not None else state
-
-    def pending_count(self, now: datetime) -> int:
-        return len(self.load(now).pending)
 
     def update(self, change: Callable[[QueueState], T], now: datetime) -> T:
         """Apply `change` to the current state (expired and surplus candidates dropped first) and save it."""

@@ -40,8 +40,6 @@ from typing import Any
 from memactors.events.terms import overlap, terms
 
 TAG = "memory_consolidated_summaries"
-#: Proposed memories older than this have expired (the review queue's 7 days).
-REVIEW_EXPIRY_SECONDS = 7 * 24 * 3600.0
 BLOCK_VERSION = 2
 CONTEXT_VERSION = 2
 #: What a session most needs to know first: what was decided and what was learned.
@@ -268,26 +266,10 @@ def _remember(common: Path, hook: Mapping[str, Any], shown: list[str], notes: li
 
 def review_reminder(common_dir: Path, now: float) -> str:
     """One line when proposed memories wait for review ('' otherwise); reads the queue file, nothing more."""
-    try:
-        doc = json.loads((common_dir / "memactors" / "review" / "queue.json").read_text())
-        cutoff = now - REVIEW_EXPIRY_SECONDS
-        waiting = sum(1 for c in doc.get("pending", [])
-                      if isinstance(c, dict) and _epoch(c.get("proposed_at")) >= cutoff)
-    except (OSError, ValueError, AttributeError, TypeError):
-        return ""
-    if not waiting:
-        return ""
-    return (f"{waiting} proposed {'memory waits' if waiting == 1 else 'memories wait'} for review: "
-            "memactors review")
+    from memactors.adapters.claude.review_reminder import waiting_count, waiting_phrase
 
-
-def _epoch(stamp: Any) -> float:
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(str(stamp)).timestamp()
-    except ValueError:
-        return 0.0
+    waiting = waiting_count(common_dir, now)
+    return f"{waiting_phrase(waiting)}: memactors review" if waiting else ""
 
 
 def hook_output(context: str) -> str:

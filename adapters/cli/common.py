@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memactors.adapters.operations.checks import check_namespaces, counts  # noqa: F401 - used by the commands
+from memactors.adapters.operations.checks import (  # noqa: F401 - used by the commands
+    MAX_CONTENT_BYTES,
+    MAX_SUMMARY_CHARS,
+    check_namespaces,
+    counts,
+)
 from memactors.adapters.operations.errors import UsageError  # noqa: F401 - the CLI's name for it
 from memactors.adapters.operations.outcome import Outcome
 from memactors.adapters.operations.store import load_settings, open_store  # noqa: F401 - shared with the commands
@@ -17,8 +22,6 @@ from memactors.adapters.operations.store import load_settings, open_store  # noq
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
 #: Ctrl-C (SIGINT) ended a one-shot command: 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130
-MAX_SUMMARY_CHARS = 100
-MAX_CONTENT_BYTES = 100 * 1024
 
 
 

@@ -110,25 +110,17 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     else:  # with a daemon present, wait for it to be between runs
         report = _run_here(args, store, settings, options, inbox,
                            wait=settings.lock_wait_seconds if daemon is not None else 0.0)
+    import time
+
+    from memactors.adapters.claude.review_reminder import waiting_count, waiting_phrase
+
     document, text = report.model_dump(mode="json"), _render_report(report, store.git.description)
-    waiting = _review_waiting(store)
+    waiting = waiting_count(store.git.common_dir, time.time())
     if waiting:
         document["review_waiting"] = waiting
-        text += (f"\n  {waiting} proposed {'memory waits' if waiting == 1 else 'memories wait'} for review: "
-                 "`memactors review`")
+        text += f"\n  {waiting_phrase(waiting)}: `memactors review`"
     emit(args, document, text)
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
-
-
-def _review_waiting(store) -> int:
-    """Memories proposed from sessions (this run's and earlier ones') that wait for the user."""
-    from memactors.adapters.claude.review_queue import ReviewQueue
-    from memactors.adapters.runtime.clock import SystemClock
-
-    try:
-        return ReviewQueue(store.git.common_dir).pending_count(SystemClock().now())
-    except OSError:
-        return 0
 
 
 def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait: float):

@@ -6,6 +6,10 @@ from collections.abc import Iterable, Sequence
 
 from memactors.adapters.operations.errors import UsageError
 
+#: What one memory may hold: a summary of one line, a body of at most 100 KB.
+MAX_SUMMARY_CHARS = 100
+MAX_CONTENT_BYTES = 100 * 1024
+
 
 def counts(counter: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "none"

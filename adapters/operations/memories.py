@@ -7,13 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memactors.adapters.operations.checks import counts
+from memactors.adapters.operations.checks import MAX_CONTENT_BYTES, MAX_SUMMARY_CHARS, counts
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 from memactors.adapters.operations.store import load_settings, open_store
 
-MAX_SUMMARY_CHARS = 100
-MAX_CONTENT_BYTES = 100 * 1024
 #: How often `resolve` records its decision again when a run persisted meanwhile.
 RESOLVE_ATTEMPTS = 5
 

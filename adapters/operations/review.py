@@ -7,8 +7,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memactors.adapters.claude.review_reminder import waiting_phrase
 from memactors.adapters.operations.errors import UsageError
-from memactors.adapters.operations.memories import MAX_CONTENT_BYTES, MAX_SUMMARY_CHARS
+from memactors.adapters.operations.checks import MAX_CONTENT_BYTES, MAX_SUMMARY_CHARS
 from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 from memactors.adapters.operations.store import load_settings, open_store
 
@@ -53,8 +54,7 @@ def listing(repo: Path, *, namespaces: Sequence[str] | None = None, min_confiden
         text = [f"{len(shown)} blocked proposals (never captured; shown so you can see what was tried)"]
         text += [f"  {c.id}  {c.threat.level.value:<8} {c.threat.pattern}: {c.summary}" for c in shown]
     else:
-        text = [(f"{len(shown)} proposed {'memory waits' if len(shown) == 1 else 'memories wait'} for review"
-                 if shown else "no proposed memories wait for review")]
+        text = [waiting_phrase(len(shown)) if shown else "no proposed memories wait for review"]
         for c in shown:
             text.append(f"  {line(c)}")
             if c.content and c.content != c.summary:

@@ -16,7 +16,6 @@ opt-in auto capture.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,8 +59,6 @@ from memactors.events.candidate import (
 from memactors.events.chatter import chatter
 from memactors.events.report import TokenUsage
 from memactors.events.threat import Threat, ThreatLevel, screen
-
-log = logging.getLogger(__name__)
 
 #: A kept memory this relevant to a proposal already says it (copies and close paraphrases).
 KNOWN_RELEVANCE = 0.86
