@@ -251,6 +251,7 @@ class SupersessionJudge(JoiningActor):
                 newer=newer.key, older=older.key, relation=relation, partial=answer.partial,
                 container=labels[answer.container].key if relation is Relation.SUBSUMES and answer.container else None,
                 reason=reason, confidence=min(answer.confidence, 0.9), provider=asked.provider,
+                link=answer.link if relation is Relation.COMPATIBLE and answer.link != "none" else None,
             )
         # pairs the model skipped keep the offline verdict
         merged = [judged.get((v.newer, v.older), v) for v in offline]

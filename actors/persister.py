@@ -20,6 +20,7 @@ from memactors.events.metadata import MemoryMeta
 from memactors.events.pipeline import (
     ClustersFormed,
     ClustersSummarized,
+    LinksFound,
     MemoriesScanned,
     MemoriesTiered,
     RunCompleted,
@@ -54,7 +55,7 @@ class Persister(JoiningActor):
 
     name = "persister"
     joins = (MemoriesScanned, MemoriesTiered)
-    joins_if_published = (ClustersFormed, ClustersSummarized, SupersessionsJudged)
+    joins_if_published = (ClustersFormed, ClustersSummarized, SupersessionsJudged, LinksFound)
     publishes = (RunCompleted, RunFailed)
 
     def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None,
@@ -93,6 +94,7 @@ class Persister(JoiningActor):
                 for sid in (resummarized & prior.summaries.keys()) - new_summaries.keys():
                     summary_changes[sid] = None  # summarized again and found nothing readable to say
         edge_changes = self._edges(scanned, formed, judged, new_summaries, summary_changes, now)
+        edge_changes.update(_links(scanned, events.get(LinksFound), edge_changes))
 
         usage = (summarized.usage if summarized else TokenUsage()) + (judged.usage if judged else TokenUsage())
         fallbacks = list((summarized.fallbacks if summarized else ()) + (judged.fallbacks if judged else ()))
@@ -245,6 +247,25 @@ class Persister(JoiningActor):
             if eid in prior and eid not in changes:
                 changes[eid] = None  # a later, at least as confident verdict overturned it
         return changes
+
+
+def _links(scanned: MemoriesScanned, found: LinksFound | None,
+           other_changes: Mapping[str, Edge | None]) -> dict[str, Edge | None]:
+    """What this run's links change: new or changed links, and withdrawn ones; a link the user added or removed
+    stays as the user left it."""
+    if found is None:
+        return {}
+    prior = scanned.prior.edges
+    changes: dict[str, Edge | None] = {}
+    for link in found.links:
+        old = prior.get(link.id)
+        if link.id in other_changes or (old is not None and (old.resolution is not None or _same(old, link))):
+            continue
+        changes[link.id] = link
+    for eid in found.withdrawn:
+        if eid in prior and prior[eid].resolution is None and eid not in other_changes:
+            changes[eid] = None
+    return changes
 
 
 def whole_notes(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -63,6 +63,16 @@ class ContentReader(Protocol):
     """What each memory's content says (events/quality.py), by memory key. Blocking, CPU-bound on a miss."""
 
     def traits(self, memories: Sequence[Memory]) -> dict[str, ContentTraits]: ...
+
+
+class CommitFileReader(Protocol):
+    """The files each commit changed, and the files at HEAD (git, read in a worker thread)."""
+
+    def changed(self, commits: Iterable[str]) -> Mapping[str, Sequence[str]]: ...
+
+    def head_files(self) -> Sequence[str]: ...
+
+    def save(self) -> None: ...
 
 
 class MemorySource(Protocol):

@@ -1,7 +1,7 @@
 """The events of one consolidation run, in pipeline order.
 
 RunRequested -> MemoriesScanned -> ClustersFormed -> (ClustersSummarized,
-SupersessionsJudged) -> MemoriesTiered -> RunCompleted | RunFailed. Each carries the `run_id` it belongs to so
+SupersessionsJudged, LinksFound) -> MemoriesTiered -> RunCompleted | RunFailed. Each carries the `run_id` it belongs to so
 actors that join several of them can match them up.
 """
 
@@ -13,6 +13,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from memactors.events.cluster import Cluster
+from memactors.events.edge import Edge
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.report import RunReport, TokenUsage
@@ -110,6 +111,15 @@ class SupersessionsJudged(RunEvent):
     no_longer_superseded: tuple[str, ...] = ()
     usage: TokenUsage = TokenUsage()
     fallbacks: tuple[str, ...] = ()
+
+
+class LinksFound(RunEvent):
+    """Links worth following (events/edge.py LINK_TYPES) this run found: from evidence the store holds and from
+    the LLM judge's typed answers. `withdrawn` are ids of links an earlier run found offline that the evidence no
+    longer shows (set only by runs over the whole store)."""
+
+    links: tuple[Edge, ...] = ()
+    withdrawn: tuple[str, ...] = ()
 
 
 class MemoriesTiered(RunEvent):

@@ -30,3 +30,5 @@ class Verdict(BaseModel):
     reason: str = ""
     confidence: float = Field(0.5, ge=0, le=1)
     provider: str = "offline"
+    #: for a compatible pair, how the newer relates to the older when the LLM said (a LINK_TYPES value)
+    link: str | None = None

@@ -1,4 +1,5 @@
-"""Reading and deciding on memories: `capture`, `show`, `status`, `tiers`, `edges`, `graph`, `conflicts`, `resolve`.
+"""Reading and deciding on memories: `capture`, `show`, `status`, `tiers`, `edges`, `graph`, `conflicts`, `resolve`,
+`link`.
 Each command parses its arguments and prints what an operation (adapters/operations) returns."""
 
 from __future__ import annotations
@@ -67,14 +68,27 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 
     p = commands.add_parser("graph", parents=[common, reporting], help="a memory's links, followed to a depth",
                             description="What a memory supersedes and what superseded it, its copies, the summary it "
-                            "belongs to, what it references and contradicts — and their links in turn, to --depth "
-                            "hops (cycles visited once, at most 60 memories).")
+                            "belongs to, what it references and contradicts, the links runs found or you added "
+                            "(relates to, depends on, implements, extends, supports) — and their links in turn, to "
+                            "--depth hops (cycles visited once, at most 60 memories).")
     p.add_argument("memory_id", metavar="MEMORY-ID")
     p.add_argument("--depth", type=int, default=2, metavar="N", help="hops to follow (1-5, default 2)")
     p.add_argument("--type", metavar="TYPES", help="only these edge types, comma-separated: supersedes, subsumes, "
-                   "consolidates, references, contradicts")
+                   "consolidates, references, contradicts, relates_to, depends_on, implements, extends, supports")
     p.add_argument("--format", choices=["text", "json", "mermaid", "dot"], default="text",
                    help="text (default), json, or a Mermaid or Graphviz DOT graph to paste or render")
+
+    p = commands.add_parser("link", parents=[common, reporting], help="add or remove a link between two memories",
+                            description="Link MEMORY-A to MEMORY-B (A relates to / depends on / implements / "
+                            "extends / supports B), or with --remove take back the links between them (every type, "
+                            "or --type's). Recorded at once, like a resolution: runs keep a link you added and "
+                            "never link a pair you unlinked. No memory is rewritten.")
+    p.add_argument("source", metavar="MEMORY-A")
+    p.add_argument("target", metavar="MEMORY-B")
+    p.add_argument("--type", choices=["relates_to", "depends_on", "implements", "extends", "supports"],
+                   help="the link's type (default relates_to; with --remove, only links of this type)")
+    p.add_argument("--remove", action="store_true", help="remove the link(s) instead of adding one")
+    p.add_argument("--reason", default="", help="why, shown with the link (at most 300 characters)")
 
     p = commands.add_parser("decay", parents=[common, reporting], help="what the coming runs move to colder tiers",
                             description="Each memory's retention --days ahead if nothing is used (uses recall "
@@ -88,7 +102,7 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 
     return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers,
             "edges": _cmd_edges, "graph": _cmd_graph, "decay": _cmd_decay, "conflicts": _cmd_conflicts,
-            "resolve": _cmd_resolve}
+            "resolve": _cmd_resolve, "link": _cmd_link}
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
@@ -178,3 +192,10 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.memories import resolve
 
     return report(args, resolve(args.repo, args.conflict_id, keep=args.keep, both=args.both))
+
+
+def _cmd_link(args: argparse.Namespace) -> int:
+    from memactors.adapters.operations.links import link
+
+    return report(args, link(args.repo, args.source, args.target, edge_type=args.type, remove=args.remove,
+                             reason=args.reason))

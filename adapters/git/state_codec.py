@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memactors.events.edge import EDGE_SCHEMA_VERSION, Edge, merge_edge
+from memactors.events.edge import EDGE_SCHEMA_VERSION, Edge, merge_edge, note_schema_version
 from memactors.events.metadata import META_SCHEMA_VERSION, MemoryMeta, merge_meta
 from memactors.events.report import RUN_SCHEMA_VERSION, RunReport
 from memactors.events.summary import SUMMARY_SCHEMA_VERSION, Summary
@@ -210,9 +210,10 @@ def decode_summaries_note(commit: str, data: bytes) -> list[Summary]:
 
 
 def encode_edges_note(records: Iterable[Edge]) -> bytes:
-    return _encode_keyed(
-        EDGE_SCHEMA_VERSION, "edges", ((e.id, e.model_dump_json()) for e in records)
-    )
+    """An edge note; an edge without `found_by` is written as before links existed (byte for byte)."""
+    records = list(records)
+    return _encode_keyed(note_schema_version(records), "edges",
+                         ((e.id, e.model_dump_json(exclude=None if e.found_by else {"found_by"})) for e in records))
 
 
 def decode_edges_note(commit: str, data: bytes) -> list[Edge]:

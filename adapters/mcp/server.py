@@ -36,7 +36,8 @@ MAX_ANSWER = 12_000
 Namespace = Literal["inception", "elicitation", "research", "decisions", "progress", "blockers", "reviews",
                     "learnings", "retrospective", "patterns"]
 Mode = Literal["reflexive", "standard", "deep", "exhaustive"]
-EdgeType = Literal["supersedes", "subsumes", "consolidates", "references", "contradicts"]
+EdgeType = Literal["supersedes", "subsumes", "consolidates", "references", "contradicts", "relates_to", "depends_on",
+                   "implements", "extends", "supports"]
 
 INSTRUCTIONS = (
     "memactors keeps this project's long-term memory: decisions, learnings, blockers and progress captured in "
@@ -185,7 +186,8 @@ def build_server(repo: Path) -> tuple[MCPServer, MemoryTools]:
                                                                                 if t.strip()])).document
 
     @server.tool(description="A memory's links followed to a depth: what it supersedes and what superseded it, "
-                 "copies, the summary it belongs to, references and contradictions (at most 60 memories).",
+                 "copies, the summary it belongs to, references, contradictions, and links worth following (relates_to, "
+                 "depends_on, implements, extends, supports) (at most 60 memories).",
                  annotations=READ)
     async def graph(id: str, depth: int = 2, edge_types: list[EdgeType] | None = None) -> dict[str, Any]:
         outcome = await tools.run(graphs.graph, id, depth=depth, types=edge_types, fmt="json")

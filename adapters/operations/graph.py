@@ -1,4 +1,5 @@
-"""A memory's links followed to a depth: what it replaced, what replaced it, what it copies, what summarizes it."""
+"""A memory's links followed to a depth: what it replaced, what replaced it, what it copies, what summarizes it,
+and the links worth following (relates to, depends on, implements, extends, supports; not those the user removed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.memories import open_view_and_state, phrase
 from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 
-EDGE_TYPES = ("supersedes", "subsumes", "consolidates", "references", "contradicts")
+EDGE_TYPES = ("supersedes", "subsumes", "consolidates", "references", "contradicts", "relates_to", "depends_on",
+              "implements", "extends", "supports")
 FORMATS = ("text", "json", "mermaid", "dot")
 MAX_DEPTH = 5
 #: At most this many memories in one graph: the answer stays readable (and fits a model's context).
@@ -42,7 +44,7 @@ def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | 
         start = root = f"summary:{matches[0]}"
     by_key: dict[str, list[Any]] = {}
     for edge in state.edges.values():
-        if edge.edge_type.value in wanted:
+        if edge.edge_type.value in wanted and edge.in_force:
             by_key.setdefault(edge.source_key, []).append(edge)
             by_key.setdefault(edge.target_key, []).append(edge)
     hops = {start: 0}

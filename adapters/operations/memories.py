@@ -334,7 +334,10 @@ _PHRASES = {
     ("subsumes", True): "subsumes", ("subsumes", False): "subsumed by",
     ("consolidates", False): "summarized in", ("references", True): "references",
     ("references", False): "referenced by", ("contradicts", True): "contradicts",
-    ("contradicts", False): "contradicted by",
+    ("contradicts", False): "contradicted by", ("relates_to", True): "relates to",
+    ("relates_to", False): "related from", ("depends_on", True): "depends on", ("depends_on", False): "needed by",
+    ("implements", True): "implements", ("implements", False): "implemented by", ("extends", True): "extends",
+    ("extends", False): "extended by", ("supports", True): "supports", ("supports", False): "supported by",
 }
 
 
@@ -349,7 +352,7 @@ def edges(repo: Path, memory_id: str) -> Outcome:
     if found is None:
         return Outcome(None, f"no memory {memory_id!r} in {repo}", EXIT_ERRORS)
     key = found.memory.key
-    found_edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key)),
+    found_edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key) and e.in_force),
                          key=lambda e: (e.edge_type.value, e.created_at))
     lines = [f"{found.memory.id} \"{found.quality.title}\""]
     for e in found_edges:
@@ -407,12 +410,6 @@ def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool
 
 def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bool):
     """Write the user's decision on one conflict with compare-and-swap; (edge, resolution). Raises StateConflict."""
-    from memactors.actors.persister import whole_notes
-    from memactors.actors.ports import StateChange
-    from memactors.adapters.runtime.clock import SystemClock
-    from memactors.adapters.runtime.pipeline import new_run_id
-    from memactors.events.report import RunReport
-
     state = store.load_state()
     wanted = conflict_id.strip()
     matches = [e for e in state.edges.values()
@@ -440,19 +437,31 @@ def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bo
         if meta is not None:
             meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
     resolved = edge.model_copy(update={"resolution": resolution})
+    commit_user_decision(store, state, {edge.id: (resolved, state.edge_commits[edge.id])}, meta_updates,
+                         trigger="resolve", fallback_commit=state.meta[pair[0]].commit)
+    return edge, resolution
+
+
+def commit_user_decision(store, state, edge_changes: dict, meta_updates: dict, *, trigger: str,
+                         fallback_commit: str) -> None:
+    """Write the user's decision (edges by id -> (edge, commit it hangs on), metadata by key) in one
+    compare-and-swap against the state read; raises StateConflict when a run moved the refs meanwhile."""
+    from memactors.actors.persister import whole_notes
+    from memactors.actors.ports import StateChange
+    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.runtime.pipeline import new_run_id
+    from memactors.events.report import RunReport
+
     now = SystemClock().now()
-    run_commit = store.head() or state.meta[pair[0]].commit
-    report = RunReport(run_id=new_run_id(now), trigger="resolve", started_at=now, completed_at=now,
+    report = RunReport(run_id=new_run_id(now), trigger=trigger, started_at=now, completed_at=now,
                        phase="completed", persisted=True, head=store.head())
     change = StateChange(
         meta_by_commit=whole_notes(state.meta, {k: m.commit for k, m in state.meta.items()},
                                    {k: (m, m.commit) for k, m in meta_updates.items()}),
-        edges_by_commit=whole_notes(state.edges, state.edge_commits,
-                                    {edge.id: (resolved, state.edge_commits[edge.id])}),
-        report=report, run_commit=run_commit,
+        edges_by_commit=whole_notes(state.edges, state.edge_commits, edge_changes),
+        report=report, run_commit=store.head() or fallback_commit,
     )
     store.commit(change, dict(state.tips))
-    return edge, resolution
 
 
 # --- context ----------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ import trio
 
 from memactors.actors.clusterer import Clusterer
 from memactors.actors.judge import SupersessionJudge
+from memactors.actors.link_finder import LinkFinder
 from memactors.actors.persister import Persister
-from memactors.actors.ports import Clock, Embedder, ReadModelSink, StructuredLLM
+from memactors.actors.ports import Clock, CommitFileReader, Embedder, ReadModelSink, StructuredLLM
 from memactors.actors.scanner import Scanner
 from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
@@ -73,6 +74,8 @@ class Services:
     read_cache: ReadModelSink | None = None
     activations: ActivationLog | None = None
     traits: TraitsCache = field(default_factory=TraitsCache)
+    #: the files commits changed (link discovery's file evidence); None: links from words alone
+    commit_files: CommitFileReader | None = None
     #: What the last reading of queued session transcripts proposed (None before any).
     last_capture: Any = None
 
@@ -144,9 +147,9 @@ def build_services(
         from memactors.adapters.models.llm_checkpoint import CheckpointedLLM
 
         llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
+    files = CommitFiles(store.git.repo, store.git.common_dir / "memactors" / COMMIT_FILES_CACHE)
     return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm,
-                    read_cache=ReadCache(store.git.common_dir, embedder, CommitFiles(
-                        store.git.repo, store.git.common_dir / "memactors" / COMMIT_FILES_CACHE)),
+                    read_cache=ReadCache(store.git.common_dir, embedder, files), commit_files=files,
                     activations=ActivationLog(store.git.common_dir),
                     traits=TraitsCache(store.git.common_dir / "memactors"))
 
@@ -169,6 +172,9 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
                                                              llm_deadline=settings.llm_deadline,
                                                              quality=policy.quality, traits=services.traits)),
+            ChildSpec("link_finder", lambda bus: LinkFinder(bus, quality=policy.quality, traits=services.traits,
+                                                            files=services.commit_files,
+                                                            embedder=embedder)),
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy, services.traits)),

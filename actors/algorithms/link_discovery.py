@@ -1,0 +1,208 @@
+"""Links worth following between memories, from evidence the store holds. Pure.
+
+Two memories are linked when they share what few other memories share: names and rare words (at least three,
+weighted by how rare: a word most memories hold says nothing, and normalised by what each memory holds), or a
+file (one both name, or one changed by the commits both hang on, weighted as the file signal weighs it: a busy
+commit with many memories says little). Shared words alone tie two uses of Redis or two indexes on different
+tables, so with embeddings a pair must also mean alike: the weight is the mean of the two memories' cosine and
+their evidence, at least `MIN_WEIGHT`; no pair below `MIN_SIMILARITY` is linked, nor a restatement (at least
+`RESTATEMENT`, or two that each hold nearly every word of the other's summary). Each memory keeps its
+`MAX_PER_MEMORY` strongest links.
+
+The type is read from what the two are (conservative: `relates_to` unless the text says more):
+- implements: a progress note about a decision's subject;
+- depends_on: the newer says it needs / requires / depends on / is blocked on what the older names;
+- supports: a learning about a decision's subject that says it is the reason ("this is why", "which is why");
+- extends: the newer says it adds to the subject ("also", "in addition", "on top of").
+The newer memory is the source (a progress note or a learning the source against a decision).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memactors.actors.algorithms.change_claim import words
+from memactors.actors.algorithms.file_signal import Subject, file_links
+from memactors.actors.algorithms.heuristic_judge import family
+from memactors.events.edge import EdgeType
+
+#: A link weaker than this is not kept: the mean of the pair's cosine and its evidence (see discover_links).
+MIN_WEIGHT = 0.4
+#: Rare words two memories must share for the words to count as evidence.
+MIN_SHARED_WORDS = 3
+#: A shared file weighing less than this for either memory (a busy commit's README) is no evidence.
+MIN_FILE_EVIDENCE = 0.2
+#: Two memories less alike than this (cosine of their embeddings) are not linked.
+MIN_SIMILARITY = 0.45
+#: Two memories this alike say the same thing twice (a block capture and the explicit one): the clusterer and the
+#: judge relate those (copies, summaries, supersession); a link would only repeat them.
+RESTATEMENT = 0.9
+#: A memory whose summary's words are this share of another's words restates it (see `RESTATEMENT`).
+RESTATED_SHARE = 0.75
+#: Links kept per memory, strongest first.
+MAX_PER_MEMORY = 5
+#: Words kept per memory for matching (its rarest): bounds the work on long bodies.
+MAX_WORDS = 60
+#: A shared file held by more memories than this is discounted (it ties too much together).
+CROWDED_FILE = 3
+_DEPENDS = re.compile(r"(?i)\b(?:depends? on|requires?|needs?|relies? on|built on|blocked (?:on|by)|waits? (?:on|for)"
+                      r"|only (?:after|once))\b")
+_SUPPORTS = re.compile(r"(?i)\b(?:this|that|which) is why\b|\bthe reason (?:we|for)\b|\bconfirms?\b|\bproves?\b")
+_EXTENDS = re.compile(r"(?i)\b(?:also|in addition|additionally|on top of|as well)\b")
+_DECISIONS = frozenset({"decisions"})
+#: The block markers' labels ("▶ learned ───"): a capture's form, not its content.
+_MARKERS = frozenset(words("decision learned blocker progress pattern remember"))
+_PROGRESS = frozenset({"progress"})
+_LEARNINGS = frozenset({"learnings", "research", "patterns"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One memory as link discovery reads it (a statement: readable, well formed)."""
+
+    key: str
+    namespace: str
+    first_seen: datetime
+    summary: str
+    text: str
+    commit: str = ""
+    tags: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class FoundLink:
+    source: str
+    target: str
+    edge_type: EdgeType
+    weight: float
+    reason: str
+
+
+def _vocabulary(candidate: Candidate) -> set[str]:
+    found: set[str] = set()
+    # a body's headings ("## Details", "## Next step") are the capture's template, not its subject
+    text = "\n".join(line for line in candidate.text.splitlines() if not line.lstrip().startswith("#"))
+    for word in words(text):
+        if len(word) < 3 or word.isdigit():
+            continue
+        found.add(word)
+        if any(c in word for c in "./"):  # app/payments/webhooks.py also says webhooks.py and payments
+            found.update(p for p in re.split(r"[./]", word) if len(p) >= 4 and not p.isdigit())
+    return found
+
+
+def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str, Sequence[str]] | None = None,
+                   repo_files: Iterable[str] = (), captures: Mapping[str, int] | None = None,
+                   excluded: Iterable[frozenset[str]] = (),
+                   vectors: NDArray[np.float32] | None = None) -> list[FoundLink]:
+    """The links among `candidates`, strongest first; pairs in `excluded` (already related, or a link the user
+    removed) are skipped. `captures` counts every memory on each commit (see file_signal.file_links);
+    `vectors[i]`, when given, is candidate i's unit embedding: a pair less alike than `MIN_SIMILARITY` is no
+    link whatever words or files it shares (two uses of Redis, two indexes on different tables)."""
+    n = len(candidates)
+    if n < 2:
+        return []
+    skip = set(excluded)
+    vocab = [_vocabulary(c) for c in candidates]
+    holders: dict[str, list[int]] = defaultdict(list)
+    for row, terms in enumerate(vocab):
+        for term in terms:
+            holders[term].append(row)
+    # rare: held by a few memories, at most the square root of the store (a topic's words, not the project's)
+    cap = max(3, min(40, int(math.sqrt(n))))
+    idf = {t: math.log(n / len(rows)) for t, rows in holders.items() if 2 <= len(rows) <= cap}
+    rare = [sorted((t for t in terms if t in idf), key=lambda t: (-idf[t], t))[:MAX_WORDS] for terms in vocab]
+    mass = [sum(idf[t] for t in terms) for terms in rare]
+    shared: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for row, terms in enumerate(rare):
+        for term in terms:
+            for other in holders[term]:
+                if other > row and term in idf:
+                    shared[(row, other)].append(term)
+    files: dict[tuple[int, int], tuple[str, float]] = {}
+    if commit_files is not None:
+        subjects = [Subject(row, c.commit, c.text, tuple(c.tags)) for row, c in enumerate(candidates)]
+        for path, rows in file_links(subjects, commit_files, repo_files, captures).items():
+            crowd = min(1.0, CROWDED_FILE / len(rows))
+            for i, (a, wa) in enumerate(rows):
+                for b, wb in rows[i + 1:]:
+                    pair = (min(a, b), max(a, b))
+                    evidence = min(wa, wb) * crowd
+                    if evidence > files.get(pair, ("", 0.0))[1]:
+                        files[pair] = (path, evidence)
+    found: list[FoundLink] = []
+    for pair in set(shared) | set(files):
+        a, b = pair
+        first, second = candidates[a], candidates[b]
+        if first.key == second.key or frozenset((first.key, second.key)) in skip:
+            continue
+        if _restates(first, vocab[b]) and _restates(second, vocab[a]):
+            continue
+        terms = list(dict.fromkeys(shared.get(pair, ())))
+        by_words = 0.0
+        if len(terms) >= MIN_SHARED_WORDS and mass[a] > 0 and mass[b] > 0:
+            by_words = min(1.0, sum(idf[t] for t in terms) / math.sqrt(mass[a] * mass[b]))
+        path, by_file = files.get(pair, ("", 0.0))
+        if by_file < MIN_FILE_EVIDENCE:
+            path, by_file = "", 0.0
+        evidence = 1 - (1 - by_words) * (1 - by_file)
+        if vectors is not None:
+            similarity = float(vectors[a] @ vectors[b])
+            if similarity < MIN_SIMILARITY or similarity >= RESTATEMENT:
+                continue
+            weight = (similarity + evidence) / 2
+        else:
+            weight = evidence
+        if evidence == 0 or weight < MIN_WEIGHT:
+            continue
+        newer, older = (first, second) if (first.first_seen, first.key) > (second.first_seen, second.key) \
+            else (second, first)
+        source, target, kind = _typed(newer, older)
+        reasons = []
+        if by_words:
+            top = sorted(terms, key=lambda t: (-idf[t], t))[:4]
+            reasons.append("shares rare words: " + ", ".join(top))
+        if path:
+            reasons.append(f"both about {path}")
+        found.append(FoundLink(source.key, target.key, kind, round(weight, 3), "; ".join(reasons)))
+    return _strongest(found)
+
+
+def _restates(candidate: Candidate, other_words: set[str]) -> bool:
+    """Whether the other memory's text holds nearly every word of this one's summary: the same statement again."""
+    said = {w for w in words(candidate.summary) if len(w) >= 3 and w not in _MARKERS}
+    return len(said) >= 3 and len(said & other_words) >= RESTATED_SHARE * len(said)
+
+
+def _typed(newer: Candidate, older: Candidate) -> tuple[Candidate, Candidate, EdgeType]:
+    """(source, target, type): see the module."""
+    for doer, decision in ((newer, older), (older, newer)):
+        if doer.namespace in _PROGRESS and decision.namespace in _DECISIONS:
+            return doer, decision, EdgeType.IMPLEMENTS
+    for learner, decision in ((newer, older), (older, newer)):
+        if learner.namespace in _LEARNINGS and decision.namespace in _DECISIONS and _SUPPORTS.search(learner.text):
+            return learner, decision, EdgeType.SUPPORTS
+    if family(newer.namespace) == family(older.namespace) and _DEPENDS.search(newer.text):
+        return newer, older, EdgeType.DEPENDS_ON
+    if newer.namespace == older.namespace and _EXTENDS.search(newer.text):
+        return newer, older, EdgeType.EXTENDS
+    return newer, older, EdgeType.RELATES_TO
+
+
+def _strongest(found: list[FoundLink]) -> list[FoundLink]:
+    degree: dict[str, int] = defaultdict(int)
+    kept: list[FoundLink] = []
+    for link in sorted(found, key=lambda k: (-k.weight, k.source, k.target)):
+        if degree[link.source] < MAX_PER_MEMORY and degree[link.target] < MAX_PER_MEMORY:
+            degree[link.source] += 1
+            degree[link.target] += 1
+            kept.append(link)
+    return kept

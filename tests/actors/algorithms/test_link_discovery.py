@@ -1,0 +1,103 @@
+"""Link discovery on memories written the way captures are: evidence, not vocabulary, makes a link."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from memactors.actors.algorithms.link_discovery import MAX_PER_MEMORY, Candidate, discover_links
+from memactors.events.edge import EdgeType
+
+DAY0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
+
+
+def _c(key: str, namespace: str, day: int, summary: str, body: str = "", commit: str = "", tags=()) -> Candidate:
+    return Candidate(key, namespace, DAY0 + timedelta(days=day), summary, f"{summary}\n{body}", commit, tags)
+
+
+FILLER = [_c(f"f{i}", "learnings", i, f"Filler memory {i} about the project", f"Nothing about topic {i} here at all.")
+          for i in range(12)]
+
+POOL = _c("pool", "decisions", 1, "Put pgbouncer in front of PostgreSQL in transaction pooling mode",
+          "## Decision\npgbouncer with pool_mode=transaction between the API and PostgreSQL connections.")
+PREPARED = _c("prepared", "learnings", 5, "asyncpg prepared statements break behind pgbouncer transaction pooling",
+              "## Learning\nWith pgbouncer in transaction mode a prepared statement lands on another connection: "
+              "set statement_cache_size=0.")
+ROLLOUT = _c("rollout", "progress", 6, "checkout_v2 enabled for 10% of users with an Unleash gradual rollout",
+             "## Summary\nUnleash gradual rollout of checkout_v2 at 10%.")
+FLAGS = _c("flags", "decisions", 2, "Feature flags live in Unleash; the checkout redesign ships behind checkout_v2",
+           "## Decision\nUnleash for every flag; gradual rollout of the new checkout behind checkout_v2.")
+
+
+def _keys(links) -> set[frozenset[str]]:
+    return {frozenset((k.source, k.target)) for k in links}
+
+
+def test_memories_sharing_rare_names_are_linked_with_the_words_as_reason() -> None:
+    links = discover_links([POOL, PREPARED, *FILLER])
+    assert _keys(links) == {frozenset(("pool", "prepared"))}
+    [link] = links
+    assert link.source == "prepared" and link.target == "pool"  # the newer points at what it builds on
+    assert link.reason.startswith("shares rare words: ") and "pgbouncer" in link.reason and 0 < link.weight <= 1
+
+
+def test_words_every_memory_holds_link_nothing() -> None:
+    common = [_c(f"c{i}", "decisions", i, f"Use the project database for feature {i}",
+                 "The project database and the API server handle this feature.") for i in range(20)]
+    assert discover_links(common) == []
+
+
+def test_a_progress_note_implements_the_decision_it_carries_out() -> None:
+    [link] = discover_links([FLAGS, ROLLOUT, *FILLER])
+    assert (link.source, link.target, link.edge_type) == ("rollout", "flags", EdgeType.IMPLEMENTS)
+
+
+def test_a_newer_memory_that_says_it_needs_the_older_depends_on_it() -> None:
+    storage = _c("s3", "decisions", 1, "Store product images in the product-images bucket on object storage",
+                 "Uploads go to the product-images bucket; MinIO stands in for S3 locally.")
+    cdn = _c("cdn", "decisions", 8, "Serve product thumbnails through CloudFront from the product-images bucket",
+             "CloudFront in front of the product-images bucket. Needs the images in object storage first.")
+    [link] = discover_links([storage, cdn, *FILLER])
+    assert (link.source, link.target, link.edge_type) == ("cdn", "s3", EdgeType.DEPENDS_ON)
+
+
+def test_pairs_already_related_or_unlinked_by_the_user_are_skipped() -> None:
+    assert discover_links([POOL, PREPARED, *FILLER], excluded=[frozenset(("pool", "prepared"))]) == []
+
+
+def test_a_pair_unlike_in_meaning_is_not_linked_whatever_it_shares() -> None:
+    vectors = np.zeros((2 + len(FILLER), 4), dtype=np.float32)
+    vectors[:, 0] = 1.0
+    alike = discover_links([POOL, PREPARED, *FILLER], vectors=vectors * np.float32(0.7))  # cosine 0.49
+    vectors[1] = (0.0, 1.0, 0.0, 0.0)  # orthogonal to the decision
+    unlike = discover_links([POOL, PREPARED, *FILLER], vectors=vectors)
+    assert _keys(alike) == {frozenset(("pool", "prepared"))} and unlike == []
+
+
+def test_the_same_statement_captured_twice_is_no_link() -> None:
+    block = _c("block", "decisions", 3, "▶ decision ─── Put pgbouncer in front of PostgreSQL in transaction pooling",
+               "Put pgbouncer in front of PostgreSQL in transaction pooling mode.\npool_mode=transaction")
+    assert discover_links([POOL, block, *FILLER]) == []
+
+
+def test_two_memories_about_one_file_are_linked_by_it() -> None:
+    handler = _c("handler", "progress", 4, "Webhook handler records processed event ids",
+                 "The handler inserts the event id first.", commit="c1")
+    review = _c("review", "learnings", 6, "Signature checks must read the raw request body",
+                "Parsing the JSON first changes the bytes that were signed.", commit="c2")
+    files = {"c1": ["app/payments/webhooks.py"], "c2": ["app/payments/webhooks.py"]}
+    [link] = discover_links([handler, review, *FILLER], commit_files=files, repo_files=["app/payments/webhooks.py"])
+    assert "app/payments/webhooks.py" in link.reason
+    busy = {"c1": ["README.md"] + [f"app/m{i}.py" for i in range(45)], "c2": ["README.md"]}
+    assert discover_links([handler, review, *FILLER], commit_files=busy, repo_files=["README.md"]) == []
+
+
+def test_each_memory_keeps_only_its_strongest_links() -> None:
+    hub = _c("hub", "decisions", 0, "Route jobs with edge_router, spool_queue and warm_cache",
+             "edge_router feeds spool_queue; warm_cache sits behind both.")
+    spokes = [_c(f"s{i}", "learnings", i + 1, f"Lesson {i} of the job path",
+                 f"edge_router, spool_queue and warm_cache misbehaved in incident {i}.") for i in range(MAX_PER_MEMORY + 3)]
+    many = [_c(f"m{i}", "learnings", i, f"Unrelated note {i}", f"Topic {i} only.") for i in range(80)]
+    links = discover_links([hub, *spokes, *many])
+    assert sum("hub" in (k.source, k.target) for k in links) == MAX_PER_MEMORY
