@@ -1,7 +1,7 @@
 """Benchmark: are the links consolidation finds ones a developer would follow, and are they typed right?
 
-Run by hand: `python bench/link_bench.py [--held-out] [--show] [--json]`, or `--cost N` for what finding links
-costs a run on a realistic store of N memories.
+Run by hand: `python bench/link_bench.py [--held-out] [--show] [--json]`, `--cost N` for what finding links
+costs a run on a realistic store of about N memories, or `--synthetic N` for discovery alone on N distinct ones.
 
 Builds the labelled store of tests/link_facts.py (a web shop's decisions, progress, learnings and blockers over
 two weeks, with the commits their work changed, narration and busy commits around them), consolidates it offline
@@ -132,13 +132,46 @@ def cost(size: int) -> dict[str, object]:
             "by_type": dict(kinds), "links_within_one_fact": same_fact, "machine": machine()}
 
 
+def synthetic(size: int, seed: int = 3) -> dict[str, object]:
+    """Discovery alone on `size` distinct memories: words drawn from a Zipf-like vocabulary of 20,000 (a project's
+    names and words), random unit vectors made to agree where words do (the worst case for the pair count)."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    import numpy as np
+
+    from memactors.actors.algorithms.link_discovery import Candidate, discover_links
+
+    rng = random.Random(seed)
+    vocabulary = [f"term{i}x" for i in range(20_000)]
+    weights = [1 / (i + 1) for i in range(len(vocabulary))]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    candidates, topics = [], []
+    for i in range(size):
+        chosen = rng.choices(vocabulary, weights, k=30)
+        candidates.append(Candidate(f"k{i}", rng.choice(["decisions", "learnings", "progress"]),
+                                    start + timedelta(minutes=i), " ".join(chosen[:6]), " ".join(chosen)))
+        topics.append(hash(chosen[0]) % 64)
+    vectors = np.random.default_rng(seed).normal(size=(size, 64)).astype(np.float32)
+    vectors[:, 0] += np.array(topics, dtype=np.float32) / 8  # some pairs agree
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    started = time.perf_counter()
+    found = discover_links(candidates, vectors=vectors)
+    return {"memories": size, "discovery_s": round(time.perf_counter() - started, 2), "links": len(found),
+            "machine": machine()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-out", action="store_true", help="print the held-out figures only")
     parser.add_argument("--show", action="store_true", help="list every link found, and the wrong ones")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--cost", type=int, metavar="N", help="time link discovery on about N memories instead")
+    parser.add_argument("--synthetic", type=int, metavar="N", help="time discovery alone on N distinct memories")
     args = parser.parse_args()
+    if args.synthetic:
+        print(json.dumps(synthetic(args.synthetic), indent=2))
+        return
     if args.cost:
         print(json.dumps(cost(args.cost), indent=2))
         return

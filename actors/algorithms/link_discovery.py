@@ -121,12 +121,15 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
     idf = {t: math.log(n / len(rows)) for t, rows in holders.items() if 2 <= len(rows) <= cap}
     rare = [sorted((t for t in terms if t in idf), key=lambda t: (-idf[t], t))[:MAX_WORDS] for terms in vocab]
     mass = [sum(idf[t] for t in terms) for terms in rare]
-    shared: dict[tuple[int, int], list[str]] = defaultdict(list)
+    rare_holders: dict[str, list[int]] = defaultdict(list)
     for row, terms in enumerate(rare):
         for term in terms:
-            for other in holders[term]:
-                if other > row and term in idf:
-                    shared[(row, other)].append(term)
+            rare_holders[term].append(row)
+    shared: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for term, rows in rare_holders.items():
+        for i, row in enumerate(rows):
+            for other in rows[i + 1:]:
+                shared[(row, other)].append(term)
     files: dict[tuple[int, int], tuple[str, float]] = {}
     if commit_files is not None:
         subjects = [Subject(row, c.commit, c.text, tuple(c.tags)) for row, c in enumerate(candidates)]
@@ -138,15 +141,14 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
                     evidence = min(wa, wb) * crowd
                     if evidence > files.get(pair, ("", 0.0))[1]:
                         files[pair] = (path, evidence)
+    said = [_summary_words(c) for c in candidates]
     found: list[FoundLink] = []
-    for pair in set(shared) | set(files):
+    # cheapest tests first: most pairs share one rare word and nothing else
+    worth = {p for p, terms in shared.items() if len(terms) >= MIN_SHARED_WORDS}
+    worth |= {p for p, (_, weight) in files.items() if weight >= MIN_FILE_EVIDENCE}
+    for pair in worth:
         a, b = pair
-        first, second = candidates[a], candidates[b]
-        if first.key == second.key or frozenset((first.key, second.key)) in skip:
-            continue
-        if _restates(first, vocab[b]) and _restates(second, vocab[a]):
-            continue
-        terms = list(dict.fromkeys(shared.get(pair, ())))
+        terms = shared.get(pair, [])
         by_words = 0.0
         if len(terms) >= MIN_SHARED_WORDS and mass[a] > 0 and mass[b] > 0:
             by_words = min(1.0, sum(idf[t] for t in terms) / math.sqrt(mass[a] * mass[b]))
@@ -154,6 +156,8 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
         if by_file < MIN_FILE_EVIDENCE:
             path, by_file = "", 0.0
         evidence = 1 - (1 - by_words) * (1 - by_file)
+        if evidence == 0:
+            continue
         if vectors is not None:
             similarity = float(vectors[a] @ vectors[b])
             if similarity < MIN_SIMILARITY or similarity >= RESTATEMENT:
@@ -161,7 +165,9 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             weight = (similarity + evidence) / 2
         else:
             weight = evidence
-        if evidence == 0 or weight < MIN_WEIGHT:
+        first, second = candidates[a], candidates[b]
+        if (weight < MIN_WEIGHT or first.key == second.key or frozenset((first.key, second.key)) in skip
+                or (_restates(said[a], vocab[b]) and _restates(said[b], vocab[a]))):
             continue
         newer, older = (first, second) if (first.first_seen, first.key) > (second.first_seen, second.key) \
             else (second, first)
@@ -176,9 +182,12 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
     return _strongest(found)
 
 
-def _restates(candidate: Candidate, other_words: set[str]) -> bool:
+def _summary_words(candidate: Candidate) -> set[str]:
+    return {w for w in words(candidate.summary) if len(w) >= 3 and w not in _MARKERS}
+
+
+def _restates(said: set[str], other_words: set[str]) -> bool:
     """Whether the other memory's text holds nearly every word of this one's summary: the same statement again."""
-    said = {w for w in words(candidate.summary) if len(w) >= 3 and w not in _MARKERS}
     return len(said) >= 3 and len(said & other_words) >= RESTATED_SHARE * len(said)
 
 

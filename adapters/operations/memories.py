@@ -359,7 +359,8 @@ def edges(repo: Path, memory_id: str) -> Outcome:
         outgoing = e.source_key == key
         other = e.target_key if outgoing else e.source_key
         partial = " (partially)" if e.partial else ""
-        state_note = f" [resolved: {e.resolution}]" if e.resolution else ""
+        state_note = (" [added by you]" if e.is_link and e.resolution else
+                      f" [resolved: {e.resolution}]" if e.resolution else "")
         lines.append(f"  {phrase(e.edge_type.value, outgoing)}{partial} "
                      f"{label(view, other)}{state_note}\n      {e.reason}")
     if not found_edges:

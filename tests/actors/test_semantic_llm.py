@@ -237,3 +237,22 @@ def test_a_less_confident_later_verdict_leaves_a_supersession_standing(store_of_
     run_offline(store_of_facts, model, full=True)  # the heuristic judge answers at confidence <= 0.55
     assert _superseded(store) == judged
     assert edges <= set(store.load_state().edges)
+
+
+def test_the_llm_judges_link_for_compatible_pairs_becomes_a_typed_link_it_found(store_of_facts: Repo, model) -> None:  # noqa: F811
+    def linking(request: dict[str, Any]) -> str:
+        answer = json.loads(cooperative(request))
+        for verdict in answer.get("verdicts", []):
+            verdict.update(relation="compatible", confidence=0.8, link="supports", reason="evidence for it")
+        return json.dumps(answer)
+
+    with FakeOpenAI(responder=linking) as server:
+        report, store = run(store_of_facts, model, server)
+    assert report.errors == []
+    links = [e for e in store.load_state().edges.values() if e.is_link and e.found_by == "openai"]
+    assert links and all(e.edge_type is EdgeType.SUPPORTS and e.weight == 0.8 and e.reason == "evidence for it"
+                         for e in links)
+    with FakeOpenAI(responder=_all_verdicts("compatible", 0.9)) as server:  # no link said: none from the model
+        _, store = run(store_of_facts, model, server, full=True)
+    assert not [e for e in store.load_state().edges.values() if e.is_link and e.found_by == "openai"
+                and e.consolidation_run_id != links[0].consolidation_run_id]
