@@ -11,7 +11,8 @@
 - Near-identical statements (the same numbers, cosine >= RESTATEMENT, or every word of one in the other) are one
   statement: the one holding the other subsumes it.
 Verdicts carry `provider="offline"` and modest confidence. It never says `contradictory` without an explicit
-negation of the other memory's claim.
+negation of the other memory's claim: the words after "do not" / "never" / "avoid" in one must be what the other
+states (`negated_claim`), not any negation anywhere in a body.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ from memactors.events.memory_text import prose_lines
 from memactors.events.verdict import Relation, Verdict
 
 NEGATION = re.compile(r"\b(do not|don't|never|must not|avoid|stop using|not use)\b", re.IGNORECASE)
+#: A negated clause is read for its first this many content words; this share of them must be asserted by the other.
+NEGATED_WORDS = 5
+NEGATED_SHARE = 0.75
+#: A shorter negated clause ("in metric labels") is a fragment of a claim, not one.
+NEGATED_MIN = 3
+_FILLER = frozenset("the and for with that this use using from into are was were will can its".split())
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _NUMBER = re.compile(r"\d")
 #: Near-identical: one restates the other.
@@ -34,7 +41,7 @@ RESTATEMENT = 0.93
 WORK = frozenset({"progress", "blockers"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 1
+RULES = 2
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
@@ -60,6 +67,36 @@ def _tokens(text: str) -> set[str]:
 
 def family(namespace: str) -> str:
     return "work" if namespace in WORK else "knowledge"
+
+
+def negated_claim(denier: str, asserter: str) -> str | None:
+    """The words after a negation in `denier` ("do not use Redis for session caching") that `asserter` states
+    outside any negation of its own, or None. Most of the clause's first content words must be in the other
+    text, and the other must not deny it too: a body that says "must not ship an order twice" denies nothing a
+    memory about webhook retries asserts."""
+    asserted = set(_content(_without_negated(asserter)))
+    denied_too = set(_content(" ".join(_negated_clauses(asserter))))
+    for clause in _negated_clauses(denier):
+        said = _content(clause)[:NEGATED_WORDS]
+        held = [w for w in said if w in asserted]
+        # the other denying any of it too reads as agreement (precision first)
+        if len(said) >= NEGATED_MIN and len(held) >= NEGATED_SHARE * len(said) and not denied_too & set(said):
+            return " ".join(clause.split()[:8])
+    return None
+
+
+def _negated_clauses(text: str) -> list[str]:
+    return [re.split(r"[.;:!?,\n]", text[m.end():], maxsplit=1)[0] for m in NEGATION.finditer(text)]
+
+
+def _content(text: str) -> list[str]:
+    """Content words cut to their first five letters ("stored" meets "store", "sessions" meets "session")."""
+    return [w[:5] for w in _TOKEN.findall(text.casefold()) if len(w) >= 3 and w not in _FILLER]
+
+
+def _without_negated(text: str) -> str:
+    """`text` with every negated clause taken out (what it asserts, not what it denies)."""
+    return re.sub(NEGATION.pattern + r"[^.;:!?,\n]*", " ", text, flags=re.IGNORECASE)
 
 
 def judge_pair(newer: Memory, older: Memory, similarity: float, *,
@@ -91,9 +128,9 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         match = replaced_in(newer.summary, new_text, older.summary, old_text)
         if match is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
-    if bool(NEGATION.search(new_text)) != bool(NEGATION.search(old_text)) and similarity >= 0.6:
+    if similarity >= 0.6 and (denied := negated_claim(new_text, old_text) or negated_claim(old_text, new_text)):
         return Verdict(**base, relation=Relation.CONTRADICTORY, confidence=0.4,
-                       reason="one memory negates what the other asserts on the same subject")
+                       reason=f"one memory negates what the other asserts: \"{denied}\"")
     same_numbers = {t for t in new_tokens if _NUMBER.search(t)} == {t for t in old_tokens if _NUMBER.search(t)}
     if same_numbers and (similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens)):
         return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,

@@ -94,3 +94,26 @@ def test_the_reason_names_the_words_that_matched() -> None:
                  days=4)
     verdict = _judged(new, old, similarity=0.4)
     assert verdict.relation is Relation.SUPERSEDES and "flake8" in verdict.reason and "lint" in verdict.reason
+
+
+def test_a_negation_of_what_the_other_states_in_its_body_is_contradictory() -> None:
+    old = memory("Keep user sessions in Redis", "Sessions are stored in Redis with a one-day expiry.", days=0)
+    new = memory("Session storage after the outage", "Never store sessions in Redis: they vanish on restart.", days=4)
+    verdict = judge_pair(new, old, 0.7)
+    assert verdict.relation is Relation.CONTRADICTORY and "store sessions in Redis" in verdict.reason
+
+
+def test_a_negation_about_something_else_is_no_contradiction() -> None:
+    old = memory("Verify Stripe webhook signatures and process each event id once",
+                 "Stripe delivers at least once; a replayed event must not ship an order twice.", days=0)
+    new = memory("Stripe retries a failed webhook for three days and may deliver it twice",
+                 "Stripe retries with backoff and does not promise order. This is why every event id is recorded.",
+                 days=4)
+    assert judge_pair(new, old, 0.7).relation is not Relation.CONTRADICTORY
+
+
+def test_two_memories_that_deny_the_same_thing_agree() -> None:
+    old = memory("Anything a hook prints to stdout must be valid JSON",
+                 "Claude Code parses hook stdout as JSON. Log to stderr, never to stdout, from hook code.", days=0)
+    new = memory("Hook logging goes to a file", "Hooks log to a file and never to stdout from hook code.", days=2)
+    assert judge_pair(new, old, 0.8).relation is not Relation.CONTRADICTORY
