@@ -17,7 +17,7 @@ from memactors.actors.ports import ContentReader, StructuredLLM
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
-from memactors.events.edge import EdgeType
+from memactors.events.edge import REMOVED, EdgeType
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
 from memactors.events.quality import WELL_FORMED, QualityPolicy, asserts, quality_score
@@ -79,10 +79,10 @@ class SupersessionJudge(JoiningActor):
     async def handle_run(self, events: Joined) -> None:
         scanned, formed = events[MemoriesScanned], events[ClustersFormed]
         by_key = {m.key: m for m in scanned.memories}
-        resolved = {
+        resolved = {  # the user decided: a conflict resolved, a supersession marked wrong
             frozenset((e.source_key, e.target_key))
             for e in scanned.prior.edges.values()
-            if e.edge_type is EdgeType.CONTRADICTS and e.resolution
+            if e.resolution and (e.edge_type is EdgeType.CONTRADICTS or (e.resolution == REMOVED and not e.is_link))
         }
         prior = {} if scanned.request.full else scanned.prior.meta
 
@@ -103,7 +103,8 @@ class SupersessionJudge(JoiningActor):
         first_seen = {m.key: min([m.timestamp, *(c.timestamp for c in copies.get(m.key, ()))]) for m in canonical}
         groups = [self._pairs(c, by_key, copies, settled, quality, first_seen) for c in formed.clusters
                   if c.kind is not ClusterKind.DUPLICATES and c.touched]
-        groups.append(self._lexical(scanned, canonical, statements, first_seen, copies, groups, formed))
+        groups.append(self._lexical(scanned, canonical, statements, first_seen, copies, groups, formed,
+                                    resolved))
         batches = _batches(groups, max_pairs=self._batch_pairs, max_memories=self._batch_memories)
         if batches:
             progress.info("judging %d pairs in %d batches...", sum(map(len, batches)), len(batches))
@@ -181,7 +182,7 @@ class SupersessionJudge(JoiningActor):
     def _lexical(self, scanned: MemoriesScanned, canonical: list[Memory], statements: frozenset[str],
                  first_seen: dict[str, datetime], copies: dict[str, list[Memory]],
                  clustered: list[list[tuple[Memory, Memory, float]]],
-                 formed: ClustersFormed) -> list[tuple[Memory, Memory, float]]:
+                 formed: ClustersFormed, resolved: set[frozenset[str]]) -> list[tuple[Memory, Memory, float]]:
         """Pairs clusters miss (actors/algorithms/lexical_pairs.py) that hold a memory new since the last run.
         All of them, and every pair an earlier offline verdict linked (weight below CONFIDENCE), on `--full` and,
         offline, on the first run after the judge's rules changed (the last run recorded older RULES)."""
@@ -209,7 +210,7 @@ class SupersessionJudge(JoiningActor):
                     found.append((a, b) if (first_seen[a.key], a.key) > (first_seen[b.key], b.key) else (b, a))
         pairs: list[tuple[Memory, Memory, float]] = []
         for newer, older in found:
-            if (newer.key, older.key) in known:
+            if (newer.key, older.key) in known or frozenset((newer.key, older.key)) in resolved:
                 continue
             known.add((newer.key, older.key))
             stand_in = _stand_in(newer, older, copies)

@@ -30,7 +30,7 @@ from memactors.adapters.git.state_codec import (
     encode_summaries_note,
     started,
 )
-from memactors.events.edge import Edge, EdgeType, merge_edge
+from memactors.events.edge import REMOVED, Edge, EdgeType, merge_edge
 from memactors.events.metadata import MemoryMeta, merge_meta
 from memactors.events.summary import Summary
 
@@ -260,10 +260,15 @@ def apply_resolutions(meta: dict[str, MemoryMeta], edges: Iterable[Edge]) -> dic
 
     `keep:K` leaves the other memory superseded by K and K superseded by
     neither; `both` leaves neither superseded by the other, whatever either
-    side's runs had decided.
+    side's runs had decided. A supersession the user marked wrong (`removed`)
+    leaves its target not superseded by its source.
     """
     result = dict(meta)
     for edge in edges:
+        if (edge.resolution == REMOVED and edge.edge_type in (EdgeType.SUPERSEDES, EdgeType.SUBSUMES)
+                and (record := result.get(edge.target_key)) is not None and record.superseded_by == edge.source_key):
+            result[edge.target_key] = record.model_copy(update={"superseded_by": None})
+            continue
         if edge.edge_type is not EdgeType.CONTRADICTS or not edge.resolution:
             continue
         pair = (edge.source_key, edge.target_key)

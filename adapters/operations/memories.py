@@ -207,7 +207,7 @@ def _relations(state, view, found) -> dict[str, Any]:
         kind, copy = edge.edge_type.value, edge.reason.startswith("duplicate")
         if edge.target_key == key and copy and kind == "subsumes":
             copy_of = label(view, edge.source_key)
-        elif edge.source_key == key and kind in ("supersedes", "subsumes") and not copy:
+        elif edge.source_key == key and kind in ("supersedes", "subsumes") and not copy and edge.in_force:
             other = view.find(edge.target_key)
             replaces.append(other.memory.id if other else edge.target_key)
             replaces_labels.append(f"{label(view, edge.target_key)} ({edge.reason})")
@@ -382,7 +382,13 @@ def conflicts(repo: Path) -> Outcome:
                   f"      older {label(view, e.target_key)}"]
     if waiting:
         lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
-    return Outcome([edge_json(e) for e in waiting], "\n".join(lines))
+    return Outcome([{**edge_json(e), "source_title": _title(view, e.source_key),
+                     "target_title": _title(view, e.target_key)} for e in waiting], "\n".join(lines))
+
+
+def _title(view, key: str) -> str:
+    found = next((v for v in view.memories if v.memory.key == key), None)
+    return found.quality.title if found else key
 
 
 def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool = False) -> Outcome:
@@ -476,3 +482,38 @@ def context_block(repo: Path, *, budget_tokens: int | None = None) -> Outcome:
 
     block, notes = session_start(None, repo, os.environ, budget_tokens=budget_tokens)
     return Outcome({"block": block, "notes": notes}, block or "\n".join(notes))
+
+
+def not_superseded(repo: Path, memory_id: str) -> Outcome:
+    """The user says a memory is not replaced: every supersession of it the judge recorded is marked removed
+    (kept, not shown or followed) and it stands again; later runs never judge those pairs again."""
+    from memactors.actors.ports import StateConflict
+    from memactors.events.edge import REMOVED
+
+    store, view = open_view(repo)
+    found = view.find(memory_id.strip())
+    if found is None:
+        raise UsageError(f"no memory {memory_id!r} (see `memactors recall` or `memactors tiers`)")
+    key = found.memory.key
+    for attempt in range(1, RESOLVE_ATTEMPTS + 1):
+        try:
+            state = store.load_state()
+            wrong = [e for e in state.edges.values()
+                     if e.target_key == key and e.edge_type.value in ("supersedes", "subsumes") and e.in_force
+                     and not e.reason.startswith("duplicate")]
+            if not wrong:
+                raise UsageError(f"{found.memory.id} is not replaced by any judged supersession (a copy of a "
+                                 "capture is folded into it, not replaced)")
+            meta = state.meta.get(key)
+            updates = {key: meta.model_copy(update={"superseded_by": None})} if meta and meta.superseded_by else {}
+            changes = {e.id: (e.model_copy(update={"resolution": REMOVED}), state.edge_commits[e.id]) for e in wrong}
+            commit_user_decision(store, state, changes, updates, trigger="not-superseded",
+                                 fallback_commit=found.memory.commit)
+            break
+        except StateConflict as exc:
+            if attempt == RESOLVE_ATTEMPTS:
+                raise UsageError(f"the state kept changing ({exc}); try again") from None
+    names = ", ".join(label(view, e.source_key) for e in wrong)
+    return Outcome({"id": found.memory.id, "removed": [edge_json(e) for e in wrong]},
+                   f"{found.memory.id} stands again: the supersession by {names} is marked wrong\n"
+                   "  later runs keep it that way")

@@ -1,0 +1,1 @@
+"""The human's window: a local web viewer over the shared operations."""

@@ -1,0 +1,239 @@
+"""The viewer's pages and actions: each reads or decides through the shared operations, nothing more.
+
+Every page is rendered on the server (Jinja2, autoescaped: a memory's text is never HTML) and readable without
+JavaScript; `?format=json` answers with the operation's document instead. Actions are POSTs carrying the
+page's CSRF token (security.Guard checks it along with the session); each redirects back to the page it
+came from. Operations run one at a time in a worker thread (they read git and files).
+"""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from memactors.adapters.operations.errors import UsageError
+from memactors.adapters.operations.outcome import Outcome
+
+HERE = Path(__file__).resolve().parent
+
+
+def create_app(repo: Path, *, warm: Any = None) -> Starlette:
+    """The viewer of the repository at `repo` (wrap it in security.Guard before serving it); `warm.embedder`,
+    once set, is the loaded embedding model searches use (until then a search loads it itself)."""
+    import jinja2
+
+    # every template is escaped, whatever its file name says: memory text is never HTML
+    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+                                                       autoescape=True, undefined=jinja2.StrictUndefined))
+    one_at_a_time = anyio.CapacityLimiter(1)
+
+    async def run(function, *args: Any, **kwargs: Any) -> Outcome:
+        return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs), limiter=one_at_a_time)
+
+    def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+        if request.query_params.get("format") == "json":
+            return JSONResponse(context.get("json", {}), status_code=status)
+        context = {**context, "csrf": request.scope.get("memactors.csrf", ""), "path": request.url.path,
+                   "repo": str(repo.resolve())}
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def problem(request: Request, message: str, status: int) -> Response:
+        if request.query_params.get("format") == "json":
+            return JSONResponse({"error": message}, status_code=status)
+        return page(request, "problem.html", {"message": message, "status": status}, status)
+
+    async def form(request: Request) -> dict[str, Any]:
+        data = await request.form()
+        if not hmac.compare_digest(str(data.get("csrf", "")), request.scope.get("memactors.csrf", "")):
+            raise PermissionError("the form's CSRF token is missing or stale: reload the page and try again")
+        return {k: data.getlist(k) if k == "ids" else str(v) for k, v in data.multi_items()}
+
+    def number(request: Request, name: str, default: int) -> int:
+        raw = request.query_params.get(name, str(default))
+        try:
+            return int(raw)
+        except ValueError:
+            raise UsageError(f"{name} must be a whole number, not {raw[:20]!r}") from None
+
+    async def overview(request: Request) -> Response:
+        from memactors.adapters.operations import memories, review, runs
+
+        status = (await run(memories.status, repo)).document
+        history = (await run(runs.runs, repo, page=1, per_page=10)).document
+        conflicts = (await run(memories.conflicts, repo)).document or []
+        waiting = (await run(review.listing, repo)).document or []
+        doc = {"status": status, "runs": history, "conflicts": len(conflicts), "review_waiting": len(waiting)}
+        return page(request, "overview.html", {"json": doc, "status": status, "history": history,
+                                                "conflicts": len(conflicts), "waiting": len(waiting),
+                                                "plot": tier_plot(history["tier_history"])})
+
+    async def timeline(request: Request) -> Response:
+        from memactors.adapters.operations.timeline import timeline as listing
+
+        q = request.query_params
+        try:
+            min_quality = float(q.get("min_quality", "0") or 0)
+        except ValueError:
+            raise UsageError("min_quality must be a number between 0 and 1") from None
+        doc = (await run(listing, repo, query=q.get("q", ""), namespace=q.get("namespace", ""),
+                         tier=q.get("tier", ""), min_quality=min_quality, page=number(request, "page", 1),
+                         embedder=getattr(warm, "embedder", None))).document
+        days: dict[str, list[dict[str, Any]]] = {}
+        for row in doc["memories"]:
+            days.setdefault(row["day"], []).append(row)
+        return page(request, "timeline.html", {"json": doc, "doc": doc, "days": days,
+                                                "tiers": ("hot", "warm", "cold", "archived", "untiered")})
+
+    async def memory(request: Request) -> Response:
+        from memactors.adapters.operations import graph, memories, runs
+
+        memory_id = request.path_params["memory_id"]
+        shown = await run(memories.show, repo, memory_id)
+        if shown.document is None:
+            return problem(request, shown.text, 404)
+        doc = shown.document
+        if doc.get("kind") == "summary" or "members" in doc and "namespace" not in doc:
+            return page(request, "summary.html", {"json": doc, "summary": doc})
+        edges = (await run(memories.edges, repo, memory_id)).document or []
+        chain = (await run(graph.graph, repo, memory_id, depth=5, types=["supersedes", "subsumes"],
+                           fmt="json")).document
+        history = (await run(runs.tier_history, repo, memory_id)).document
+        return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
+                                              "m": doc, "edges": edges, "chain": chain, "history": history,
+                                              "drawing": chain_drawing(chain)})
+
+    async def run_page(request: Request) -> Response:
+        from memactors.adapters.operations import runs
+
+        found = await run(runs.run_changes, repo, request.path_params["run_id"])
+        if found.document is None:
+            return problem(request, found.text, 404)
+        return page(request, "run.html", {"json": found.document, "doc": found.document})
+
+    async def runs_page(request: Request) -> Response:
+        from memactors.adapters.operations import runs
+
+        doc = (await run(runs.runs, repo, page=number(request, "page", 1))).document
+        return page(request, "runs.html", {"json": doc, "doc": doc})
+
+    async def conflicts(request: Request) -> Response:
+        from memactors.adapters.operations import memories
+
+        listed = (await run(memories.conflicts, repo)).document or []
+        return page(request, "conflicts.html", {"json": listed, "conflicts": listed})
+
+    async def resolve(request: Request) -> Response:
+        from memactors.adapters.operations import memories
+
+        data = await form(request)
+        keep = data.get("keep") or None
+        await run(memories.resolve, repo, request.path_params["conflict_id"], keep=keep, both=keep is None)
+        return RedirectResponse("/conflicts", status_code=303)
+
+    async def review_page(request: Request) -> Response:
+        from memactors.adapters.operations import review
+
+        waiting = (await run(review.listing, repo)).document or []
+        blocked = (await run(review.listing, repo, blocked=True)).document or []
+        return page(request, "review.html", {"json": {"pending": waiting, "blocked": blocked},
+                                              "pending": waiting, "blocked": blocked})
+
+    async def review_action(request: Request) -> Response:
+        from memactors.adapters.operations import review
+
+        data = await form(request)
+        action = request.path_params["action"]
+        ids = [i for i in data.get("ids", []) if i]
+        if action == "edit":
+            await run(review.edit, repo, data.get("id", ""), summary=data.get("summary") or None,
+                      namespace=data.get("namespace") or None, content=data.get("content") or None)
+        elif not ids:
+            raise UsageError("choose at least one proposed memory")
+        elif action == "approve":
+            await run(review.approve, repo, ids)
+        elif action == "reject":
+            await run(review.reject, repo, ids)
+        else:
+            return problem(request, f"no review action {action!r}", 404)
+        return RedirectResponse("/review", status_code=303)
+
+    async def not_superseded(request: Request) -> Response:
+        from memactors.adapters.operations import memories
+
+        await form(request)
+        memory_id = request.path_params["memory_id"]
+        await run(memories.not_superseded, repo, memory_id)
+        return RedirectResponse(f"/memory/{memory_id}", status_code=303)
+
+    async def usage_error(request: Request, exc: Exception) -> Response:
+        return problem(request, str(exc), 400)
+
+    async def forbidden(request: Request, exc: Exception) -> Response:
+        return problem(request, str(exc), 403)
+
+    async def store_error(request: Request, exc: Exception) -> Response:
+        return problem(request, f"the store cannot be read: {str(exc).splitlines()[0]}", 500)
+
+    from memactors.adapters.git.store import StoreError
+
+    routes = [
+        Route("/", overview), Route("/timeline", timeline), Route("/memory/{memory_id:path}", memory),
+        Route("/run/{run_id}", run_page), Route("/runs", runs_page), Route("/conflicts", conflicts),
+        Route("/conflicts/{conflict_id}/resolve", resolve, methods=["POST"]),
+        Route("/review", review_page), Route("/review/{action}", review_action, methods=["POST"]),
+        Route("/not-superseded/{memory_id:path}", not_superseded, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={UsageError: usage_error, PermissionError: forbidden,
+                                                         StoreError: store_error})
+
+
+def tier_plot(history: list[dict[str, Any]], width: int = 640, height: int = 160) -> dict[str, Any]:
+    """Polylines (one per tier) of the tier counts run by run, scaled into a width x height box."""
+    tiers = ("hot", "warm", "cold", "archived")
+    if not history:
+        return {"width": width, "height": height, "lines": [], "top": 0}
+    top = max(1, max(sum((h.get("tier_counts") or {}).values()) for h in history))
+    step = width / max(1, len(history) - 1)
+    lines = []
+    for tier in tiers:
+        points = " ".join(f"{i * step:.1f},{height - (h.get('tier_counts') or {}).get(tier, 0) / top * height:.1f}"
+                          for i, h in enumerate(history))
+        lines.append({"tier": tier, "points": points})
+    return {"width": width, "height": height, "lines": lines, "top": top, "runs": len(history)}
+
+
+def chain_drawing(chain: dict[str, Any] | None) -> dict[str, Any]:
+    """Boxes by hop (columns) and arrows between them, for an SVG of a supersession chain."""
+    if not chain or not chain.get("nodes"):
+        return {"boxes": [], "arrows": [], "width": 0, "height": 0}
+    box_w, box_h, gap_x, gap_y = 220, 44, 60, 16
+    rows: dict[int, int] = {}
+    at: dict[str, tuple[float, float]] = {}
+    boxes = []
+    for node in chain["nodes"]:
+        hop = node.get("hop", 0)
+        row = rows.get(hop, 0)
+        rows[hop] = row + 1
+        x, y = 10 + hop * (box_w + gap_x), 10 + row * (box_h + gap_y)
+        at[node["id"]] = (x, y)
+        boxes.append({"x": x, "y": y, "w": box_w, "h": box_h, "id": node["id"],
+                      "title": (node.get("title") or "")[:34], "tier": node.get("tier", "")})
+    arrows = []
+    for edge in chain.get("edges", []):
+        if edge["source_id"] in at and edge["target_id"] in at:
+            (sx, sy), (tx, ty) = at[edge["source_id"]], at[edge["target_id"]]
+            arrows.append({"x1": sx + box_w / 2, "y1": sy + box_h, "x2": tx + box_w / 2, "y2": ty,
+                           "label": edge["edge_type"]})
+    width = 20 + (max(rows) + 1) * (box_w + gap_x)
+    height = 20 + max(rows.values()) * (box_h + gap_y)
+    return {"boxes": boxes, "arrows": arrows, "width": width, "height": height}

@@ -1,0 +1,75 @@
+"""Serve the viewer on 127.0.0.1 with Hypercorn's trio worker; print the URL (with its token) on stdout."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from memactors.adapters.viewer.app import create_app
+from memactors.adapters.viewer.security import Guard
+
+log = logging.getLogger(__name__)
+
+
+class WarmModel:
+    """The embedding model, loaded in the background once the viewer listens; searches use it when ready."""
+
+    def __init__(self) -> None:
+        self.embedder: Any = None
+
+    async def load(self) -> None:
+        try:
+            from memactors.adapters.operations.store import load_settings
+
+            if load_settings().embeddings != "none":
+                from memactors.adapters.models.embeddings import embedder_from_env
+
+                embedder = embedder_from_env()
+                await trio.to_thread.run_sync(embedder.embed, ["memactors warm-up"])
+                self.embedder = embedder
+        except Exception as exc:  # noqa: BLE001 - a search then loads the model itself
+            log.warning("could not load the embedding model ahead of time: %s", exc)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def build(repo: Path, port: int, token: str | None = None, warm: WarmModel | None = None) -> tuple[Guard, str]:
+    """(the guarded app, the URL to open) for `repo` on 127.0.0.1:`port`."""
+    token = token or secrets.token_urlsafe(24)
+    guard = Guard(create_app(repo, warm=warm), token=token, port=port)
+    return guard, f"http://127.0.0.1:{port}/?token={token}"
+
+
+async def serve(repo: Path, *, port: int = 0, open_browser: bool = True, out: TextIO = sys.stdout,
+                task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve until cancelled. `task_status.started(url)` once it listens (for `memactors run --view`)."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    port = port or free_port()
+    warm = WarmModel()
+    app, url = build(repo, port, warm=warm)
+    config = Config()
+    config.bind = [f"127.0.0.1:{port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("memactors.viewer.server")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lambda task_status: hypercorn_serve(app, config, task_status=task_status))
+        print(f"memactors view: {url}", file=out, flush=True)
+        print("  (this URL holds the key to your memories: do not share it; Ctrl-C stops the viewer)", file=out,
+              flush=True)
+        task_status.started(url)
+        if open_browser:
+            nursery.start_soon(trio.to_thread.run_sync, webbrowser.open, url)
+        nursery.start_soon(warm.load)

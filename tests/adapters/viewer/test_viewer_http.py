@@ -1,0 +1,162 @@
+"""The viewer over HTTP, through its ASGI app on trio: every page and action, and its guard."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.viewer.server import build
+from tests.adapters.viewer.conftest import HOSTILE, PORT
+from tests.conftest import Repo
+
+BASE = f"http://127.0.0.1:{PORT}"
+TOKEN = "test-token-0123456789"
+
+
+@asynccontextmanager
+async def session(repo: Repo) -> AsyncIterator[httpx.AsyncClient]:
+    """A client that opened the printed URL (so it holds the session cookie)."""
+    app, url = build(repo.path, PORT, token=TOKEN)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as client:
+        opened = await client.get(url.removeprefix(BASE))
+        assert opened.status_code == 303 and opened.headers["location"] == "/"
+        assert "HttpOnly" in opened.headers["set-cookie"] and "SameSite=Strict" in opened.headers["set-cookie"]
+        yield client
+
+
+def _ids(repo: Repo) -> dict[str, str]:
+    return {m.summary: m.id for m in MemoryStore(GitStore(repo.path)).scan(None).memories}
+
+
+def _csrf(page: str) -> str:
+    return re.search(r'name="csrf" value="([0-9a-f]+)"', page)[1]
+
+
+async def test_every_page_answers_for_the_session_and_nothing_without_it(viewer_store: Repo) -> None:
+    ids = _ids(viewer_store)
+    async with session(viewer_store) as client:
+        run_id = (await client.get("/runs?format=json")).json()["runs"][0]["run_id"]
+        for path in ("/", "/timeline", "/timeline?q=storage", "/timeline?tier=hot&namespace=decisions",
+                     f"/memory/{ids['Use SQLite for storage']}", f"/run/{run_id}", "/runs", "/conflicts",
+                     "/review", "/static/style.css"):
+            page = await client.get(path)
+            assert page.status_code == 200, (path, page.text[:300])
+            assert "access-control-allow-origin" not in page.headers
+            assert page.headers["x-frame-options"] == "DENY" and "default-src 'none'" in page.headers[
+                "content-security-policy"]
+        stranger = httpx.AsyncClient(transport=client._transport, base_url=BASE)
+        for path in ("/", "/timeline", "/static/style.css", f"/memory/{ids['Use SQLite for storage']}"):
+            assert (await stranger.get(path)).status_code == 403
+        assert (await stranger.get("/?token=guess")).status_code == 403
+        assert (await client.get("/", headers={"host": f"attacker.example:{PORT}"})).status_code == 400
+        assert (await client.get("/", headers={"host": "127.0.0.1:9"})).status_code == 400
+
+
+async def test_hostile_memory_text_is_shown_as_text(viewer_store: Repo) -> None:
+    hostile = _ids(viewer_store)[HOSTILE]
+    async with session(viewer_store) as client:
+        for path in ("/timeline", f"/memory/{hostile}"):
+            page = (await client.get(path)).text
+            assert "<script>" not in page and "<b>bold</b>" not in page and "onerror=\"alert" not in page
+            assert "&lt;script&gt;alert(" in page
+
+
+async def test_pages_are_bounded_and_bad_parameters_say_what_is_wrong(viewer_store: Repo) -> None:
+    async with session(viewer_store) as client:
+        doc = (await client.get("/timeline?format=json")).json()
+        assert doc["total"] >= 6 and doc["page"] == 1 and len(doc["memories"]) <= doc["per_page"]
+        copies_folded = {m["title"] for m in doc["memories"]}
+        assert len(copies_folded) == len(doc["memories"])
+        for query, says in (("page=0", "1 or more"), ("page=99", "past the last page"), ("page=two", "whole number"),
+                            ("tier=lukewarm", "unknown tier"), ("min_quality=2", "between 0 and 1"),
+                            ("namespace=nonsense", "no namespace")):
+            answer = await client.get(f"/timeline?{query}")
+            assert answer.status_code == 400 and says in answer.text, query
+            assert (await client.get(f"/timeline?{query}&format=json")).json()["error"]
+        missing = await client.get("/memory/decisions:0000000:9")
+        assert missing.status_code == 404 and "no memory" in missing.text
+        assert (await client.get("/run/nope")).status_code == 404
+
+
+async def test_replaced_memories_are_struck_through_and_point_at_their_replacement(viewer_store: Repo) -> None:
+    ids = _ids(viewer_store)
+    async with session(viewer_store) as client:
+        rows = {m["title"]: m for m in (await client.get("/timeline?format=json")).json()["memories"]}
+        sqlite = rows["Use SQLite for storage"]
+        assert sqlite["superseded_by"] == ids["Switch storage from SQLite to PostgreSQL"]
+        page = (await client.get("/timeline")).text
+        assert "<s>Use SQLite for storage</s>" in page and f'href="/memory/{sqlite["superseded_by"]}"' in page
+        memory = await client.get(f"/memory/{ids['Use SQLite for storage']}")
+        assert memory.status_code == 200 and "<svg class=\"chain\"" in memory.text
+        chain = (await client.get(f"/memory/{ids['Use SQLite for storage']}?format=json")).json()["chain"]
+        assert len(chain["nodes"]) == 3
+
+
+async def test_a_post_needs_the_pages_csrf_token_and_a_same_origin(viewer_store: Repo) -> None:
+    async with session(viewer_store) as client:
+        [conflict] = (await client.get("/conflicts?format=json")).json()
+        action = f"/conflicts/{conflict['conflict_id']}/resolve"
+        assert (await client.post(action, data={"both": "1"})).status_code == 403
+        assert (await client.post(action, data={"both": "1", "csrf": "0" * 64})).status_code == 403
+        token = _csrf((await client.get("/conflicts")).text)
+        refused = await client.post(action, data={"both": "1", "csrf": token}, headers={"origin": "http://evil.test"})
+        assert refused.status_code == 403
+        assert (await client.get("/conflicts?format=json")).json() != []
+        assert (await client.put("/conflicts")).status_code == 405
+
+
+async def test_resolving_a_conflict_from_the_page_records_the_decision(viewer_store: Repo) -> None:
+    async with session(viewer_store) as client:
+        [conflict] = (await client.get("/conflicts?format=json")).json()
+        token = _csrf((await client.get("/conflicts")).text)
+        done = await client.post(f"/conflicts/{conflict['conflict_id']}/resolve",
+                                 data={"keep": conflict["source_id"], "csrf": token}, headers={"origin": BASE})
+        assert done.status_code == 303 and done.headers["location"] == "/conflicts"
+        assert (await client.get("/conflicts?format=json")).json() == []
+    edge = MemoryStore(GitStore(viewer_store.path)).load_state().edges[conflict["conflict_id"]]
+    assert edge.resolution == f"keep:{conflict['source_key']}"
+
+
+async def test_review_actions_approve_reject_and_edit_proposals(viewer_store: Repo) -> None:
+    async with session(viewer_store) as client:
+        pending = (await client.get("/review?format=json")).json()["pending"]
+        assert len(pending) >= 3
+        token = _csrf((await client.get("/review")).text)
+        first, second, third = pending[:3]
+        approved = await client.post("/review/approve", data={"ids": [first["id"]], "csrf": token})
+        assert approved.status_code == 303
+        assert (await client.post("/review/reject", data={"ids": [second["id"]], "csrf": token})).status_code == 303
+        edited = await client.post("/review/edit", data={"id": third["id"], "summary": "Edited in the viewer",
+                                                          "csrf": token})
+        assert edited.status_code == 303
+        after = {c["summary"]: c for c in (await client.get("/review?format=json")).json()["pending"]}
+        assert first["summary"] not in after and second["summary"] not in after and "Edited in the viewer" in after
+        none = await client.post("/review/approve", data={"csrf": token})
+        assert none.status_code == 400 and "choose at least one" in none.text
+    assert first["summary"] in _ids(viewer_store)
+
+
+async def test_marking_a_supersession_wrong_stands_through_later_runs(viewer_store: Repo, cli) -> None:
+    ids = _ids(viewer_store)
+    sqlite = ids["Use SQLite for storage"]
+    originals = viewer_store.originals()
+    async with session(viewer_store) as client:
+        page = (await client.get(f"/memory/{sqlite}")).text
+        assert "the supersession is wrong" in page
+        done = await client.post(f"/not-superseded/{sqlite}", data={"csrf": _csrf(page)})
+        assert done.status_code == 303
+    assert cli("consolidate", "--full", "--repo", str(viewer_store.path)).returncode == 0
+    state = MemoryStore(GitStore(viewer_store.path)).load_state()
+    key = next(m.key for m in MemoryStore(GitStore(viewer_store.path)).scan(None).memories if m.id == sqlite)
+    assert state.meta[key].superseded_by is None
+    assert [e.resolution for e in state.edges.values() if e.target_key == key and e.edge_type.value == "supersedes"] \
+        == ["removed"]
+    shown = json.loads(cli("show", sqlite, "--json", "--repo", str(viewer_store.path)).stdout)
+    assert shown["replaces"] == [] and not (shown["meta"] or {}).get("superseded_by")
+    assert viewer_store.originals() == originals
