@@ -52,7 +52,7 @@ def test_the_json_and_repo_claims_hold() -> None:
     claimed = set(re.findall(r"`([a-z]+)(?: check)?`", json_sentence.split("is taken by", 1)[1].split(";")[0]))
     assert claimed and all("--json" in _flags(commands[name]) for name in claimed), claimed
     no_json = {name for name, p in commands.items() if "--json" not in _flags(p)}
-    assert no_json == {"run", "mcp", "hooks", "context", "publish"}
+    assert no_json == {"run", "mcp", "view", "hooks", "context", "publish"}
     no_repo = {name for name, p in commands.items() if "--repo" not in _flags(p)}
     repo_sentence = " ".join(_sentence("`--repo PATH` (default").split())
     assert no_repo == set(re.findall(r"`([a-z]+)` \(", repo_sentence)), (no_repo, repo_sentence)

@@ -58,7 +58,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             description="Keep the actors alive and run incremental consolidation when memories "
                             "arrive (a watcher on the memory refs), when hooks queue events (the inbox), and on "
                             "a schedule (a full run). Logs one line per run. Ctrl-C / SIGTERM finish the run in "
-                            "flight and exit 0; a second daemon on the same repository exits 3.")
+                            "flight and exit 0; a second daemon on the same repository exits 3. With --view, it "
+                            "also serves the viewer (as `memactors view`) and prints its URL on stdout.")
     p.add_argument("--schedule-hours", type=float, default=24.0, metavar="H", help="full run every H hours (24)")
     p.add_argument("--quiet-minutes", type=float, default=5.0, metavar="M",
                    help="after an agent turn ends (Stop hook), run once M minutes pass without activity (5)")
@@ -66,6 +67,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                    help="wait for S quiet seconds after a capture or commit before running (2)")
     p.add_argument("--threshold", type=int, default=50, metavar="N",
                    help="also run once N memories arrived since the last run, checked every 30 s (50)")
+    p.add_argument("--view", action="store_true", help="also serve the viewer on 127.0.0.1 (see `memactors view`)")
+    p.add_argument("--view-port", type=int, default=0, metavar="N", help="the viewer's port (default: a free one)")
 
     p = commands.add_parser("demo", parents=[verbose, reporting], help="build a sample store and consolidate it",
                             description="Create a git repository at DIR with a realistic sample memory store "
@@ -331,8 +334,21 @@ def _serve(args: argparse.Namespace) -> int:
             gate=DaemonRunGate(common))
         print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",
               file=sys.stderr, flush=True)
+        if not 0 <= args.view_port <= 65535:
+            raise UsageError("--view-port must be between 1 and 65535 (or 0 for a free one)")
+
+        async def daemon_and_viewer() -> None:
+            async with trio.open_nursery() as nursery:
+                if args.view:
+                    from memactors.adapters.viewer.server import serve as serve_viewer
+
+                    await nursery.start(lambda task_status: serve_viewer(
+                        args.repo, port=args.view_port, open_browser=False, task_status=task_status))
+                await daemon.run(handle_signals=True)
+                nursery.cancel_scope.cancel()
+
         try:
-            trio.run(lambda: daemon.run(handle_signals=True))
+            trio.run(daemon_and_viewer)
         except RepositoryGone as exc:  # an environment error: nothing left to serve
             print(f"memactors run: {exc}; stopped", file=sys.stderr)
             return EXIT_USAGE

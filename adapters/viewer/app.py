@@ -104,11 +104,13 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         if doc.get("kind") == "summary" or "members" in doc and "namespace" not in doc:
             return page(request, "summary.html", {"json": doc, "summary": doc})
         edges = (await run(memories.edges, repo, memory_id)).document or []
+        titles = {n["id"]: n.get("title") for n in ((await run(graph.graph, repo, memory_id, depth=1,
+                                                              fmt="json")).document or {}).get("nodes", [])}
         chain = (await run(graph.graph, repo, memory_id, depth=5, types=["supersedes", "subsumes"],
                            fmt="json")).document
         history = (await run(runs.tier_history, repo, memory_id)).document
         return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
-                                              "m": doc, "edges": edges, "chain": chain, "history": history,
+                                              "m": doc, "edges": edges, "chain": chain, "history": history, "titles": titles,
                                               "drawing": chain_drawing(chain)})
 
     async def run_page(request: Request) -> Response:
@@ -185,8 +187,11 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
 
     from memactors.adapters.git.store import StoreError
 
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)  # browsers ask; the viewer has none (and the CSP allows no data: URL)
+
     routes = [
-        Route("/", overview), Route("/timeline", timeline), Route("/memory/{memory_id:path}", memory),
+        Route("/favicon.ico", no_icon), Route("/", overview), Route("/timeline", timeline), Route("/memory/{memory_id:path}", memory),
         Route("/run/{run_id}", run_page), Route("/runs", runs_page), Route("/conflicts", conflicts),
         Route("/conflicts/{conflict_id}/resolve", resolve, methods=["POST"]),
         Route("/review", review_page), Route("/review/{action}", review_action, methods=["POST"]),

@@ -7,7 +7,7 @@
   403 without it.
 - A POST needs the page's CSRF token (derived from the session), and an Origin, when the browser sends one,
   of the viewer itself.
-- No CORS header is ever sent; every answer says not to cache, sniff, frame or send a referrer, and allows only
+- No CORS header is ever sent; every answer says not to cache, sniff, frame or send a referrer elsewhere, and allows only
   the viewer's own scripts and styles.
 """
 
@@ -31,7 +31,7 @@ HEADERS = [
     (b"content-security-policy", b"default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; "
                                  b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # "no-referrer" makes Chromium send `Origin: null` on POSTs
     (b"cache-control", b"no-store"),
     (b"x-frame-options", b"DENY"),
 ]

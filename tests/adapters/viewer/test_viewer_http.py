@@ -160,3 +160,33 @@ async def test_marking_a_supersession_wrong_stands_through_later_runs(viewer_sto
     shown = json.loads(cli("show", sqlite, "--json", "--repo", str(viewer_store.path)).stdout)
     assert shown["replaces"] == [] and not (shown["meta"] or {}).get("superseded_by")
     assert viewer_store.originals() == originals
+
+
+def test_the_daemon_serves_the_viewer_with_run_view_and_stops_cleanly(repo: Repo) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    repo.capture("decisions", "Use SQLite for storage")
+    daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--view", "--repo",
+                               str(repo.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ})
+    try:
+        line = daemon.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)[0]
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(url, timeout=60) as page:  # the redirect sets the cookie, then the overview answers
+            assert page.status == 200 and b"<h1>Overview</h1>" in page.read()
+        try:
+            urllib.request.urlopen(url.split("?")[0] + "timeline", timeout=30)
+            raise AssertionError("answered without the session")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 403
+        daemon.send_signal(signal.SIGINT)
+        _, err = daemon.communicate(timeout=60)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+    assert daemon.returncode == 0 and "Traceback" not in err, err
