@@ -10,7 +10,7 @@ from datetime import datetime
 import trio
 
 from memactors.actors.algorithms.heuristic_judge import prose
-from memactors.actors.algorithms.link_discovery import Candidate, FoundLink, discover_links
+from memactors.actors.algorithms.link_discovery import Candidate, FoundLink, discover_links, vocabulary
 from memactors.actors.algorithms.clustering import embedding_text
 from memactors.actors.ports import CommitFileReader, ContentReader, Embedder
 from memactors.bus.bus import Bus
@@ -32,8 +32,10 @@ class LinkFinder(JoiningActor):
     Only statements take part (readable, well formed, not a question; copies stand in for their canonical).
     A pair that already has a supersedes, subsumes, contradicts or references edge, or that the user linked or
     unlinked, gets no discovered link: the user's word stands across runs. The LLM judge's typed answer for a
-    compatible pair becomes a link found by that provider. A run over the whole store also withdraws the links
-    earlier runs found offline that the evidence no longer shows. With an embedder, a pair must also be alike
+    compatible pair becomes a link found by that provider. Once links exist, a run looks only at pairs holding a
+    memory new since the last run (a `--full` run, or one over some namespaces, at every pair); a run that looked
+    at every pair over the whole store also withdraws the links earlier runs found offline that the evidence no
+    longer shows. Vocabularies are kept by memory key across runs (the daemon's actor lives on). With an embedder, a pair must also be alike
     in meaning (see link_discovery.MIN_SIMILARITY). Git trouble reading commit files costs the file
     evidence, not the run.
     """
@@ -47,6 +49,7 @@ class LinkFinder(JoiningActor):
                  files: CommitFileReader | None = None, embedder: Embedder | None = None) -> None:
         super().__init__(bus)
         self._embedder = embedder
+        self._vocab: dict[str, frozenset[str]] = {}
         self._quality = quality
         self._traits = traits
         self._files = files
@@ -71,9 +74,15 @@ class LinkFinder(JoiningActor):
         vectors = None
         if self._embedder is not None and statements:  # the clusterer embedded them: the cache answers
             vectors = await trio.to_thread.run_sync(self._embedder.embed, [embedding_text(m) for m in statements])
-        found = await trio.to_thread.run_sync(lambda: discover_links(
+        vocabularies = await trio.to_thread.run_sync(self._vocabularies, candidates)
+        # a run over part of what changed finds the new memories' links only (rarity still counted over all); the
+        # first run with links, a --full run or a change of the rules look at every pair
+        everything = (scanned.request.full or scanned.request.namespaces is not None
+                      or not any(e.is_link and e.found_by == OFFLINE for e in scanned.prior.edges.values()))
+        focus = None if everything else [row for row, m in enumerate(statements) if m.key not in scanned.prior.meta]
+        found = [] if focus == [] else await trio.to_thread.run_sync(lambda: discover_links(
             candidates, commit_files=commit_files, repo_files=repo_files, captures=captures, excluded=settled,
-            vectors=vectors))
+            vectors=vectors, vocabularies=vocabularies, focus=focus))
         when, run_id = scanned.request.started_at, scanned.run_id
         ids = {m.key: m.id for m in scanned.memories}
         links = {e.id: e for e in (_edge(k, ids, OFFLINE, when, run_id) for k in found)}
@@ -86,7 +95,7 @@ class LinkFinder(JoiningActor):
                 edge = _edge(link, ids, v.provider, when, run_id)
                 links[edge.id] = edge
         withdrawn: list[str] = []
-        if scanned.request.namespaces is None:
+        if focus is None and scanned.request.namespaces is None:
             in_scope = {m.key for m in scanned.memories}
             withdrawn = [e.id for e in scanned.prior.edges.values()
                          if e.is_link and e.found_by == OFFLINE and e.resolution is None and e.id not in links
@@ -95,6 +104,12 @@ class LinkFinder(JoiningActor):
             progress.info("found %d links between memories", len(links))
         await self.bus.publish(LinksFound(run_id=run_id, links=tuple(links[i] for i in sorted(links)),
                                           withdrawn=tuple(sorted(withdrawn))))
+
+    def _vocabularies(self, candidates: Sequence[Candidate]) -> list[frozenset[str]]:
+        """Each candidate's vocabulary, kept by memory key across runs (a key names one content)."""
+        kept = {c.key: self._vocab.get(c.key) or vocabulary(c) for c in candidates}
+        self._vocab = kept  # memories gone since are forgotten
+        return [kept[c.key] for c in candidates]
 
     def _read_files(self, memories: Sequence[Memory]) -> tuple[Mapping[str, Sequence[str]] | None, Sequence[str]]:
         if self._files is None:

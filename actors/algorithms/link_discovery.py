@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -86,7 +86,8 @@ class FoundLink:
     reason: str
 
 
-def _vocabulary(candidate: Candidate) -> set[str]:
+def vocabulary(candidate: Candidate) -> frozenset[str]:
+    """The words and names a candidate is matched on (its body's headings left out)."""
     found: set[str] = set()
     # a body's headings ("## Details", "## Next step") are the capture's template, not its subject
     text = "\n".join(line for line in candidate.text.splitlines() if not line.lstrip().startswith("#"))
@@ -96,22 +97,27 @@ def _vocabulary(candidate: Candidate) -> set[str]:
         found.add(word)
         if any(c in word for c in "./"):  # app/payments/webhooks.py also says webhooks.py and payments
             found.update(p for p in re.split(r"[./]", word) if len(p) >= 4 and not p.isdigit())
-    return found
+    return frozenset(found)
 
 
 def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str, Sequence[str]] | None = None,
                    repo_files: Iterable[str] = (), captures: Mapping[str, int] | None = None,
                    excluded: Iterable[frozenset[str]] = (),
-                   vectors: NDArray[np.float32] | None = None) -> list[FoundLink]:
+                   vectors: NDArray[np.float32] | None = None,
+                   vocabularies: Sequence[frozenset[str]] | None = None,
+                   focus: Collection[int] | None = None) -> list[FoundLink]:
     """The links among `candidates`, strongest first; pairs in `excluded` (already related, or a link the user
     removed) are skipped. `captures` counts every memory on each commit (see file_signal.file_links);
     `vectors[i]`, when given, is candidate i's unit embedding: a pair less alike than `MIN_SIMILARITY` is no
-    link whatever words or files it shares (two uses of Redis, two indexes on different tables)."""
+    link whatever words or files it shares (two uses of Redis, two indexes on different tables).
+    `vocabularies[i]`, when given, is `vocabulary(candidates[i])` already computed; `focus`, when given, limits
+    the pairs to those holding one of these rows (a run's new memories: rarity is still counted over all)."""
     n = len(candidates)
     if n < 2:
         return []
     skip = set(excluded)
-    vocab = [_vocabulary(c) for c in candidates]
+    vocab = list(vocabularies) if vocabularies is not None else [vocabulary(c) for c in candidates]
+    focused = None if focus is None else set(focus)
     holders: dict[str, list[int]] = defaultdict(list)
     for row, terms in enumerate(vocab):
         for term in terms:
@@ -129,7 +135,8 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
     for term, rows in rare_holders.items():
         for i, row in enumerate(rows):
             for other in rows[i + 1:]:
-                shared[(row, other)].append(term)
+                if focused is None or row in focused or other in focused:
+                    shared[(row, other)].append(term)
     files: dict[tuple[int, int], tuple[str, float]] = {}
     if commit_files is not None:
         subjects = [Subject(row, c.commit, c.text, tuple(c.tags)) for row, c in enumerate(candidates)]
@@ -137,11 +144,13 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             crowd = min(1.0, CROWDED_FILE / len(rows))
             for i, (a, wa) in enumerate(rows):
                 for b, wb in rows[i + 1:]:
+                    if focused is not None and a not in focused and b not in focused:
+                        continue
                     pair = (min(a, b), max(a, b))
                     evidence = min(wa, wb) * crowd
                     if evidence > files.get(pair, ("", 0.0))[1]:
                         files[pair] = (path, evidence)
-    said = [_summary_words(c) for c in candidates]
+    said: dict[int, set[str]] = {}
     found: list[FoundLink] = []
     # cheapest tests first: most pairs share one rare word and nothing else
     worth = {p for p, terms in shared.items() if len(terms) >= MIN_SHARED_WORDS}
@@ -167,7 +176,7 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             weight = evidence
         first, second = candidates[a], candidates[b]
         if (weight < MIN_WEIGHT or first.key == second.key or frozenset((first.key, second.key)) in skip
-                or (_restates(said[a], vocab[b]) and _restates(said[b], vocab[a]))):
+                or _restate(candidates, said, vocab, a, b)):
             continue
         newer, older = (first, second) if (first.first_seen, first.key) > (second.first_seen, second.key) \
             else (second, first)
@@ -182,11 +191,19 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
     return _strongest(found)
 
 
+def _restate(candidates: Sequence[Candidate], said: dict[int, set[str]], vocab: Sequence[frozenset[str]], a: int,
+             b: int) -> bool:
+    for row in (a, b):
+        if row not in said:
+            said[row] = _summary_words(candidates[row])
+    return _restates(said[a], vocab[b]) and _restates(said[b], vocab[a])
+
+
 def _summary_words(candidate: Candidate) -> set[str]:
     return {w for w in words(candidate.summary) if len(w) >= 3 and w not in _MARKERS}
 
 
-def _restates(said: set[str], other_words: set[str]) -> bool:
+def _restates(said: set[str], other_words: frozenset[str]) -> bool:
     """Whether the other memory's text holds nearly every word of this one's summary: the same statement again."""
     return len(said) >= 3 and len(said & other_words) >= RESTATED_SHARE * len(said)
 

@@ -33,7 +33,8 @@ def _links(store: LinkStore) -> dict[frozenset[str], list]:
     found: dict[frozenset[str], list] = {}
     for e in MemoryStore(GitStore(store.path)).load_state().edges.values():
         if e.is_link and e.in_force:
-            found.setdefault(frozenset((note_of[e.source_key], note_of[e.target_key])), []).append(e)
+            found.setdefault(frozenset((note_of.get(e.source_key, e.source_key), note_of.get(e.target_key, e.target_key))),
+                             []).append(e)
     return found
 
 
@@ -111,3 +112,22 @@ def test_bad_link_requests_say_what_is_wrong(linked: LinkStore) -> None:
                        ([ids["d-flags"], ids["p-flags"], "--type", "likes"], "invalid choice")):
         done = run_cli("link", *args, "--repo", repo)
         assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_later_run_links_what_is_new_and_keeps_the_rest(tmp_path: Path) -> None:
+    store = _consolidated(tmp_path / "shop")
+    before = {pair: [e.id for e in edges] for pair, edges in _links(store).items()}
+    entry = ("---\ntype: progress\ntimestamp: '2026-10-20T10:00:00+00:00'\nsummary: Raised checkout_v2 to 50% of "
+             "users in the Unleash gradual rollout\n---\n\n## Summary\nUnleash gradual rollout of checkout_v2 now at "
+             "50%.\n\n## Details\nConversion held on the checkout dashboard.")
+    git(store.path, "notes", "--ref=refs/notes/mem/progress", "append", "-m", entry, "HEAD")
+    assert run_cli("consolidate", "--repo", str(store.path)).returncode == 0
+    new_key = next(m.key for m in MemoryStore(GitStore(store.path)).scan(None).memories
+                   if m.summary.startswith("Raised checkout_v2"))
+    state = MemoryStore(GitStore(store.path)).load_state()
+    note_of = store.note_of()
+    linked = {note_of.get(e.target_key if e.source_key == new_key else e.source_key)
+              for e in state.edges.values() if e.is_link and new_key in (e.source_key, e.target_key)}
+    assert "d-flags" in linked
+    after = {pair: [e.id for e in edges] for pair, edges in _links(store).items()}
+    assert all(after.get(pair) == ids for pair, ids in before.items())  # nothing earlier was withdrawn
