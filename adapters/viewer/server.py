@@ -38,12 +38,6 @@ class WarmModel:
             log.warning("could not load the embedding model ahead of time: %s", exc)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def build(repo: Path, port: int, token: str | None = None, warm: WarmModel | None = None) -> tuple[Guard, str]:
     """(the guarded app, the URL to open) for `repo` on 127.0.0.1:`port`."""
     token = token or secrets.token_urlsafe(24)
@@ -57,11 +51,20 @@ async def serve(repo: Path, *, port: int = 0, open_browser: bool = True, out: Te
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
-    port = port or free_port()
+    # bound here, not by Hypercorn: a port in use is a plain OSError before anything starts, and port 0 is
+    # the free port the kernel gives (no probe-then-bind race)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind(("127.0.0.1", port))
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    port = int(listener.getsockname()[1])
     warm = WarmModel()
     app, url = build(repo, port, warm=warm)
     config = Config()
-    config.bind = [f"127.0.0.1:{port}"]
+    config.bind = [f"fd://{listener.fileno()}"]
     config.accesslog = None
     config.errorlog = logging.getLogger("memactors.viewer.server")
     async with trio.open_nursery() as nursery:

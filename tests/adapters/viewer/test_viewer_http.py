@@ -190,3 +190,25 @@ def test_the_daemon_serves_the_viewer_with_run_view_and_stops_cleanly(repo: Repo
         if daemon.poll() is None:
             daemon.kill()
     assert daemon.returncode == 0 and "Traceback" not in err, err
+
+
+def test_view_outside_a_repository_or_on_a_bad_port_says_what_to_do(tmp_path) -> None:
+    from tests.conftest import run_cli
+
+    outside = run_cli("view", "--no-open", "--repo", str(tmp_path))
+    assert outside.returncode == 2 and "not inside a git repository" in outside.stderr
+    assert "Traceback" not in outside.stderr
+    bad = run_cli("view", "--no-open", "--port", "70000", "--repo", str(tmp_path))
+    assert bad.returncode == 2 and "--port must be" in bad.stderr
+
+
+def test_view_on_a_port_in_use_says_so(repo: Repo) -> None:
+    import socket
+
+    from tests.conftest import run_cli
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = run_cli("view", "--no-open", "--port", str(taken.getsockname()[1]), "--repo", str(repo.path))
+    assert done.returncode == 2 and "cannot listen on 127.0.0.1" in done.stderr and "Traceback" not in done.stderr
