@@ -338,17 +338,21 @@ def _serve(args: argparse.Namespace) -> int:
             raise UsageError("--view-port must be between 1 and 65535 (or 0 for a free one)")
 
         async def daemon_and_viewer() -> None:
-            async with trio.open_nursery() as nursery:
-                if args.view:
-                    from memactors.adapters.viewer.server import serve as serve_viewer
+            from memactors.adapters.viewer.server import serve as serve_viewer
 
+            try:
+                async with trio.open_nursery() as nursery:
                     await nursery.start(lambda task_status: serve_viewer(
                         args.repo, port=args.view_port, open_browser=False, task_status=task_status))
-                await daemon.run(handle_signals=True)
-                nursery.cancel_scope.cancel()
+                    await daemon.run(handle_signals=True)
+                    nursery.cancel_scope.cancel()
+            except BaseExceptionGroup as group:  # the daemon's own ending (RepositoryGone, ...) as it says it
+                if len(group.exceptions) == 1:
+                    raise group.exceptions[0] from None
+                raise
 
         try:
-            trio.run(daemon_and_viewer)
+            trio.run(daemon_and_viewer if args.view else lambda: daemon.run(handle_signals=True))
         except RepositoryGone as exc:  # an environment error: nothing left to serve
             print(f"memactors run: {exc}; stopped", file=sys.stderr)
             return EXIT_USAGE

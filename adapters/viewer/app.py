@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.applications import Starlette
@@ -24,6 +25,8 @@ from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import Outcome
 
 HERE = Path(__file__).resolve().parent
+#: A posted form larger than this is refused (the largest is an edited proposal: 100 KB of content at most).
+MAX_FORM_BYTES = 256 * 1024
 
 
 def create_app(repo: Path, *, warm: Any = None) -> Starlette:
@@ -52,10 +55,19 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         return page(request, "problem.html", {"message": message, "status": status}, status)
 
     async def form(request: Request) -> dict[str, Any]:
-        data = await request.form()
-        if not hmac.compare_digest(str(data.get("csrf", "")), request.scope.get("memactors.csrf", "")):
+        """The posted form (URL-encoded: the pages post nothing else), after its CSRF token is checked."""
+        body = await request.body()
+        if len(body) > MAX_FORM_BYTES:
+            raise UsageError(f"the form is over {MAX_FORM_BYTES} bytes")
+        fields: dict[str, Any] = {"ids": []}
+        for name, value in parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True):
+            if name == "ids":
+                fields["ids"].append(value)
+            else:
+                fields[name] = value
+        if not hmac.compare_digest(str(fields.get("csrf", "")), request.scope.get("memactors.csrf", "")):
             raise PermissionError("the form's CSRF token is missing or stale: reload the page and try again")
-        return {k: data.getlist(k) if k == "ids" else str(v) for k, v in data.multi_items()}
+        return fields
 
     def number(request: Request, name: str, default: int) -> int:
         raw = request.query_params.get(name, str(default))
