@@ -121,8 +121,11 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         chain = (await run(graph.graph, repo, memory_id, depth=5, types=["supersedes", "subsumes"],
                            fmt="json")).document
         history = (await run(runs.tier_history, repo, memory_id)).document
+        copies = [e for e in edges if e["edge_type"] == "subsumes" and e["source_id"] == doc["id"]
+                  and e["reason"].startswith("duplicate")]
         return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
                                               "m": doc, "edges": edges, "chain": chain, "history": history, "titles": titles,
+                                              "copies": copies,
                                               "drawing": chain_drawing(chain)})
 
     async def run_page(request: Request) -> Response:

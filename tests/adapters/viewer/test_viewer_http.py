@@ -212,3 +212,21 @@ def test_view_on_a_port_in_use_says_so(repo: Repo) -> None:
         taken.listen()
         done = run_cli("view", "--no-open", "--port", str(taken.getsockname()[1]), "--repo", str(repo.path))
     assert done.returncode == 2 and "cannot listen on 127.0.0.1" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_a_memory_captured_twice_lists_its_copy(repo: Repo, cli) -> None:
+    from datetime import timedelta
+
+    from tests.conftest import NOW
+
+    repo.capture("decisions", "Use ruff for linting", "Ruff replaces flake8 and isort.", when=NOW - timedelta(days=3))
+    repo.commit("later")
+    repo.capture("decisions", "Use ruff for linting", "Ruff replaces flake8 and isort.", when=NOW - timedelta(days=1))
+    assert cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    shown = {m.id: m.timestamp for m in MemoryStore(GitStore(repo.path)).scan(None).memories}
+    newest, oldest = sorted(shown, key=shown.get, reverse=True)
+    async with session(repo) as client:
+        page = (await client.get(f"/memory/{newest}")).text
+        rows = (await client.get("/timeline?format=json")).json()["memories"]
+    assert "Copies (1)" in page and f'href="/memory/{oldest}"' in page
+    assert [(r["id"], r["copies"]) for r in rows] == [(newest, 1)]
