@@ -24,6 +24,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from memactors.adapters.models.warm_model import WarmModel
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import Outcome
 
@@ -88,9 +89,8 @@ class MemoryTools:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.problem: str | None = None
-        self.embedder: Any = None
+        self._model = WarmModel()
         self._limiter = trio.CapacityLimiter(1)
-        self._model_ready = trio.Event()
 
     def check_repository(self) -> None:
         from memactors.adapters.claude.git_dirs import common_dir_of
@@ -101,28 +101,18 @@ class MemoryTools:
 
     async def warm(self) -> None:
         """Load the local embedding model once, so every recall answers without loading it."""
-        try:
-            from memactors.adapters.operations.store import load_settings
-
-            settings = load_settings()
-            if settings.embeddings != "none" and self.problem is None:
-                from memactors.adapters.models.embeddings import embedder_from_env
-
-                embedder = embedder_from_env()
-                await trio.to_thread.run_sync(embedder.embed, ["memactors warm-up"], limiter=self._limiter)
-                self.embedder = embedder
-        except Exception as exc:  # noqa: BLE001 - recall then loads the model itself
-            log.warning("could not load the embedding model ahead of time: %s", exc)
-        finally:
-            self._model_ready.set()
+        if self.problem is None:
+            await self._model.load(self._limiter)
+        else:
+            self._model.ready.set()
 
     async def run(self, operation: Callable[..., Outcome], *args: Any, needs_model: bool = False,
                   **kwargs: Any) -> Outcome:
         if self.problem is not None:
             raise ToolError(self.problem)
         if needs_model:
-            await self._model_ready.wait()
-            kwargs["embedder"] = self.embedder
+            await self._model.ready.wait()
+            kwargs["embedder"] = self._model.embedder
         try:
             outcome = await trio.to_thread.run_sync(functools.partial(operation, self.repo, *args, **kwargs),
                                                     limiter=self._limiter)

@@ -60,7 +60,7 @@ def open_view_and_state(repo: Path):
 def label(view, key: str) -> str:
     if key.startswith("summary:"):
         return key
-    found = next((v for v in view.memories if v.memory.key == key), None)
+    found = view.by_key.get(key)
     return f"{found.memory.id} \"{found.quality.title[:60]}\"" if found else key
 
 
@@ -365,7 +365,7 @@ def edges(repo: Path, memory_id: str) -> Outcome:
                      f"{label(view, other)}{state_note}\n      {e.reason}")
     if not found_edges:
         lines.append("  no relationships yet (run `memactors consolidate`)")
-    return Outcome([edge_json(e) for e in found_edges], "\n".join(lines))
+    return Outcome([titled(view, e) for e in found_edges], "\n".join(lines))
 
 
 def open_conflicts(state):
@@ -382,13 +382,16 @@ def conflicts(repo: Path) -> Outcome:
                   f"      older {label(view, e.target_key)}"]
     if waiting:
         lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
-    return Outcome([{**edge_json(e), "source_title": _title(view, e.source_key),
-                     "target_title": _title(view, e.target_key)} for e in waiting], "\n".join(lines))
+    return Outcome([titled(view, e) for e in waiting], "\n".join(lines))
 
 
-def _title(view, key: str) -> str:
-    found = next((v for v in view.memories if v.memory.key == key), None)
-    return found.quality.title if found else key
+def titled(view, edge) -> dict[str, Any]:
+    """An edge's JSON with the titles of its two ends (a summary's end keeps its id)."""
+    def title(key: str) -> str:
+        found = view.by_key.get(key)
+        return found.quality.title if found else key
+
+    return {**edge_json(edge), "source_title": title(edge.source_key), "target_title": title(edge.target_key)}
 
 
 def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool = False) -> Outcome:

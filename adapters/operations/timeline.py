@@ -52,12 +52,11 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
     pages = max(1, -(-total // per_page))
     if page > pages:
         raise UsageError(f"page {page} is past the last page ({pages})")
-    by_key = {v.memory.key: v for v in view.memories}
     rows = []
     for v in items[(page - 1) * per_page: page * per_page]:
         m = v.memory
         replaced_by = v.meta.superseded_by if v.meta else None
-        replacer = by_key.get(replaced_by) if replaced_by else None
+        replacer = view.by_key.get(replaced_by) if replaced_by else None
         rows.append({"id": m.id, "day": m.timestamp.date().isoformat(), "timestamp": m.timestamp.isoformat(),
                      "namespace": m.namespace, "title": v.quality.title or m.summary, "tier": v.tier,
                      "quality": round(v.quality.score, 2), "copies": copies.get(m.key, 0),

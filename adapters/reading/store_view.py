@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 
 from memactors.actors.ports import ScanOutcome
@@ -33,8 +34,15 @@ class StoreView:
     memories: list[MemoryView]
     scan: ScanOutcome
 
+    @cached_property
+    def by_key(self) -> dict[str, MemoryView]:
+        """Each memory by its stable key (built once per view: labels and lists look up thousands)."""
+        return {v.memory.key: v for v in self.memories}
+
     def find(self, memory_id: str) -> MemoryView | None:
-        return next((v for v in self.memories if v.memory.answers_to(memory_id)), None)
+        found = self.by_key.get(memory_id)
+        return found if found is not None else next((v for v in self.memories if v.memory.answers_to(memory_id)),
+                                                    None)
 
     def tier_counts(self) -> Counter[str]:
         return Counter(view.tier for view in self.memories)

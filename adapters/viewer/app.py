@@ -116,15 +116,13 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         if doc.get("kind") == "summary" or "members" in doc and "namespace" not in doc:
             return page(request, "summary.html", {"json": doc, "summary": doc})
         edges = (await run(memories.edges, repo, memory_id)).document or []
-        titles = {n["id"]: n.get("title") for n in ((await run(graph.graph, repo, memory_id, depth=1,
-                                                              fmt="json")).document or {}).get("nodes", [])}
         chain = (await run(graph.graph, repo, memory_id, depth=5, types=["supersedes", "subsumes"],
                            fmt="json")).document
         history = (await run(runs.tier_history, repo, memory_id)).document
         copies = [e for e in edges if e["edge_type"] == "subsumes" and e["source_id"] == doc["id"]
                   and e["reason"].startswith("duplicate")]
         return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
-                                              "m": doc, "edges": edges, "chain": chain, "history": history, "titles": titles,
+                                              "m": doc, "edges": edges, "chain": chain, "history": history,
                                               "copies": copies,
                                               "drawing": chain_drawing(chain)})
 

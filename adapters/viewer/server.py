@@ -12,30 +12,9 @@ from typing import Any, TextIO
 
 import trio
 
+from memactors.adapters.models.warm_model import WarmModel
 from memactors.adapters.viewer.app import create_app
 from memactors.adapters.viewer.security import Guard
-
-log = logging.getLogger(__name__)
-
-
-class WarmModel:
-    """The embedding model, loaded in the background once the viewer listens; searches use it when ready."""
-
-    def __init__(self) -> None:
-        self.embedder: Any = None
-
-    async def load(self) -> None:
-        try:
-            from memactors.adapters.operations.store import load_settings
-
-            if load_settings().embeddings != "none":
-                from memactors.adapters.models.embeddings import embedder_from_env
-
-                embedder = embedder_from_env()
-                await trio.to_thread.run_sync(embedder.embed, ["memactors warm-up"])
-                self.embedder = embedder
-        except Exception as exc:  # noqa: BLE001 - a search then loads the model itself
-            log.warning("could not load the embedding model ahead of time: %s", exc)
 
 
 def build(repo: Path, port: int, token: str | None = None, warm: WarmModel | None = None) -> tuple[Guard, str]:
