@@ -1,0 +1,327 @@
+"""Benchmark: coding conventions that change over many sessions, from a public data set nobody here wrote.
+
+Run by hand on a copy of the MemoryCode data set (github.com/miguel-faria/MemoryCode, Apache-2.0):
+
+    python bench/memorycode_bench.py PATH/dataset PATH/topics.json [--part tuning|held-out|all] [--limit N] [--json]
+
+Only the even-numbered dialogues are read (the odd-numbered ones are kept for checking by others and never
+opened). Every third even dialogue (by its number: n/2 % 3 == 2) is this bench's held-out part.
+
+Each dialogue becomes one repository: one session a day, one `decisions` memory per instruction the mentor gives
+(coding conventions, and the other instructions: the editor, the video-call tool, "never use a linter"). The
+memory is the mentor's own words: its summary the mentor's sentence that states the instruction (the one naming
+its value, most like the instruction's text), its body the mentor's whole turn (two instructions given in one
+turn share it). The data set's own labels say which instruction each is and which version: a later version of a
+topic replaces the earlier. Consolidated offline (local MiniLM, no LLM), then scored:
+- precision of the hiding edges (supersedes; subsumes that are not copies) between instruction memories: right
+  when both are the same topic and the source is later (a restatement of the same value may subsume);
+- update recall: an update (a topic's value changed) counts found when it supersedes an earlier memory of its
+  topic holding another value;
+- current value first: for each topic that changed, recall asked the topic's frame (its text without the value)
+  lists the current memory in its top 3, above every memory holding a replaced value;
+- replaced instructions shown as current in the SessionStart block (a replaced memory's sentence on a line,
+  not as what an item replaces).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.consolidate_bench import machine  # noqa: E402
+from memactors.adapters.claude.session_context import session_start  # noqa: E402
+from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
+from memactors.adapters.git.note_format import append_entry, parse_note, serialize_entry  # noqa: E402
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.reading.read_cache import ReadCache  # noqa: E402
+from memactors.adapters.reading.recall import search  # noqa: E402
+from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
+from memactors.adapters.runtime.settings import Settings  # noqa: E402
+from memactors.events.edge import EdgeType  # noqa: E402
+from memactors.events.read_model import EntryKind  # noqa: E402
+from tests.realistic_store import new_repository  # noqa: E402
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[A-Za-z0-9_@']+")
+_FRAME_STOP = frozenset("a an the always never use your all to for as of in with".split())
+
+
+@dataclass
+class Instruction:
+    """One instruction event: topic, version, the data set's text, the memory written for it."""
+
+    topic: str
+    version: int
+    text: str
+    session: int
+    order: int
+    summary: str = ""
+    body: str = ""
+    key: str = ""
+    found_sentence: bool = True
+
+
+@dataclass
+class Dialogue:
+    number: int
+    mentor: str
+    instructions: list[Instruction] = field(default_factory=list)
+
+    @property
+    def held_out(self) -> bool:
+        return (self.number // 2) % 3 == 2
+
+
+def _values(texts: list[str], version: int) -> list[str]:
+    """What tells this version from the others: its quoted value, else its words the other versions lack."""
+    text = texts[version]
+    quoted = re.findall(r"'([^']+)'", text)
+    if quoted:
+        return quoted
+    others = {w.lower() for i, t in enumerate(texts) if i != version for w in _WORD.findall(t)}
+    own = [w for w in _WORD.findall(text) if w.lower() not in others]
+    return own or _WORD.findall(text)
+
+
+def frame(texts: list[str], version: int) -> str:
+    """The instruction without its value: what a developer asks ("start attribute names with")."""
+    values = {v.lower() for v in _values(texts, version)}
+    kept = [w for w in _WORD.findall(re.sub(r"'[^']+'", " ", texts[version]))
+            if w.lower() not in values and w.lower() not in _FRAME_STOP]
+    return " ".join(kept)
+
+
+def _mentor_turns(text: str, mentor: str) -> list[str]:
+    """The mentor's turns; a session written as one monologue (no "Name:" turns at all) is the mentor's."""
+    turns, speakers = [], 0
+    for block in re.split(r"\n\s*\n", text):
+        block = block.strip()
+        if re.match(r"^[\w\-' ]{1,40}:", block):
+            speakers += 1
+        if block.startswith(f"{mentor}:"):
+            turns.append(block[len(mentor) + 1:].strip())
+    return turns if speakers else [text.strip()]
+
+
+def _pick(turns: list[str], texts: list[str], version: int) -> tuple[str, str, bool]:
+    """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction."""
+    values = [v.lower() for v in _values(texts, version)]
+    wanted = {w.lower() for w in _WORD.findall(texts[version])} - _FRAME_STOP
+    best: tuple[float, str, str, bool] | None = None
+    for turn in turns:
+        for sentence in _SENTENCE.split(turn):
+            low = sentence.lower()
+            names = all(v in low for v in values)
+            overlap = len(wanted & {w.lower() for w in _WORD.findall(sentence)}) / max(1, len(wanted))
+            score = overlap + (2.0 if names else 0.0)
+            if best is None or score > best[0]:
+                best = (score, sentence.strip(), turn, names)
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
+def load_dialogue(path: Path, topics: dict) -> Dialogue:
+    number = int(path.stem.split("_")[1])
+    data = json.loads(path.read_text())
+    coding = {t["id"]: t["text"] for t in topics["instructions"]}
+    others = {t["id"]: t["text"] for t in topics["fillers_instruction"]}
+    dialogue = Dialogue(number=number, mentor=data["context"]["mentor"])
+    for s, session in enumerate(data["sessions"]):
+        coded = [x for x in data["instructions"][s] if x != -1]
+        turns = _mentor_turns(session["text"], dialogue.mentor)
+        k = 0
+        for order, (kind, topic_text) in enumerate(zip(session["type"], session["topic"])):
+            if kind in ("instruction-add", "instruction-update"):
+                topic_id, version = coded[k]
+                k += 1
+                texts, topic = coding[topic_id], f"i{topic_id}"
+            elif kind.startswith("filler-instruction"):
+                topic_id = data["fillers"][s]
+                texts, topic = others[topic_id], f"f{topic_id}"
+                version = texts.index(topic_text) if topic_text in texts else 0
+            else:
+                continue
+            sentence, turn, named = _pick(turns, texts, version)
+            summary = sentence if len(sentence) <= 100 else sentence[:100].rsplit(" ", 1)[0]
+            dialogue.instructions.append(Instruction(
+                topic=topic, version=version, text=texts[version], session=s, order=order, summary=summary,
+                body=turn, found_sentence=named))
+    return dialogue
+
+
+def write_repository(path: Path, dialogue: Dialogue) -> None:
+    """One commit a session day; each instruction a `decisions` entry appended to that day's note."""
+    repo, sig, tree = new_repository(path, b"mentoring\n")
+    notes: dict[str, bytes] = {}
+    parent: list = []
+    by_session: dict[int, list[Instruction]] = {}
+    for ins in dialogue.instructions:
+        by_session.setdefault(ins.session, []).append(ins)
+    for session in sorted(by_session):
+        oid = repo.create_commit("refs/heads/main", sig, sig, f"session {session}", tree, parent)
+        parent, commit = [oid], str(oid)
+        for ins in by_session[session]:
+            when = START + timedelta(days=session, minutes=ins.order)
+            entry = serialize_entry({"type": "decisions", "timestamp": when.isoformat(), "summary": ins.summary},
+                                    ins.body)
+            notes[commit] = append_entry(notes.get(commit), entry)
+            ins.key = parse_note("decisions", commit, append_entry(None, entry)).memories[0].key
+    git = GitStore(path)
+    ref = "refs/notes/mem/decisions"
+    git.move_refs({ref: git.build_notes_commit(None, notes, "capture")}, {ref: None}, "capture")
+
+
+def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
+    """(source, target) of supersedes and non-copy subsumes edges; memory key -> the key superseding it."""
+    state = MemoryStore(GitStore(path)).load_state()
+    edges = {(e.source_key, e.target_key) for e in state.edges.values() if e.in_force and (
+        e.edge_type is EdgeType.SUPERSEDES
+        or (e.edge_type is EdgeType.SUBSUMES and not e.reason.startswith("duplicate:")))}
+    return edges, {k: m.superseded_by for k, m in state.meta.items() if m.superseded_by}
+
+
+def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: datetime) -> dict:
+    by_key = {i.key: i for i in dialogue.instructions}
+    edges, _ = hiding_edges(path)
+    right = wrong = 0
+    wrong_rows = []
+    for source, target in edges:
+        a, b = by_key.get(source), by_key.get(target)
+        if a is None or b is None:
+            continue
+        ok = a.topic == b.topic and (a.session, a.order) >= (b.session, b.order)
+        right += ok
+        wrong += not ok
+        if not ok:
+            wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r}")
+    updates = found = 0
+    missed_rows = []
+    latest: dict[str, Instruction] = {}
+    history: dict[str, list[Instruction]] = {}
+    for ins in dialogue.instructions:
+        earlier = history.get(ins.topic, [])
+        if earlier and earlier[-1].version != ins.version:
+            updates += 1
+            replaced = {e.key for e in earlier if e.version != ins.version}
+            if any((ins.key, k) in edges for k in replaced):
+                found += 1
+            else:
+                missed_rows.append(f"{ins.summary[:70]!r} (was {earlier[-1].summary[:60]!r})")
+        history.setdefault(ins.topic, []).append(ins)
+        latest[ins.topic] = ins
+    # current value first, for each topic that changed
+    coding = {f"i{t['id']}": t["text"] for t in topics["instructions"]}
+    coding |= {f"f{t['id']}": t["text"] for t in topics["fillers_instruction"]}
+    index = ReadCache(GitStore(path).common_dir).load()
+    asked = first = 0
+    for topic, events in history.items():
+        current = latest[topic]
+        replaced = {e.key for e in events if e.version != current.version}
+        if not replaced:
+            continue
+        asked += 1
+        hits = search(index, frame(coding[topic], current.version), limit=10, embedder=embedder)
+        ranked = []
+        for h in hits:
+            keys = {h.entry.key} if h.entry.kind is EntryKind.MEMORY else {
+                index.entries[row].key for s in h.entry.sources if (row := index.entries.row_of(s)) is not None}
+            ranked.append(keys)
+        same_value = {e.key for e in events if e.version == current.version and e.session >= max(
+            x.session for x in events if x.version != current.version)}
+        cur_at = next((i for i, keys in enumerate(ranked) if keys & same_value), None)
+        old_at = next((i for i, keys in enumerate(ranked) if keys & replaced), None)
+        first += cur_at is not None and cur_at < 3 and (old_at is None or cur_at < old_at)
+    # the SessionStart block: replaced instructions on a line of their own (not as what an item replaces)
+    block, _ = session_start(None, path, {}, now=now.timestamp())
+    lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
+             if line.startswith("- ")]
+    shown = 0
+    for topic, events in history.items():
+        current = latest[topic]
+        for e in events:
+            if e.version != current.version and any(_norm(e.summary)[:60] in _norm(line) for line in lines):
+                shown += 1
+    return {"edges_right": right, "edges_wrong": wrong, "updates": updates, "updates_found": found,
+            "topics_changed": asked, "current_first": first, "replaced_in_block": shown,
+            "wrong": wrong_rows, "missed": missed_rows}
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"^- (\[\d{4}-\d{2}-\d{2}\] )?", "", text).lower().split())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path, help="the data set's dataset/ folder")
+    parser.add_argument("topics", type=Path, help="the data set's topics.json")
+    parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="tuning")
+    parser.add_argument("--limit", type=int, default=0, help="the first N dialogues of the part (0: all)")
+    parser.add_argument("--min-sessions", type=int, default=2, help="skip dialogues with fewer sessions")
+    parser.add_argument("--show", action="store_true", help="list wrong edges and missed updates")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.dataset.is_dir() or not args.topics.is_file():
+        print("memorycode_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
+        return 2
+    topics = json.loads(args.topics.read_text())
+    paths = sorted((p for p in args.dataset.glob("dialogue_*.json") if int(p.stem.split("_")[1]) % 2 == 0),
+                   key=lambda p: int(p.stem.split("_")[1]))
+    dialogues = [load_dialogue(p, topics) for p in paths]
+    dialogues = [d for d in dialogues if len({i.session for i in d.instructions}) >= args.min_sessions
+                 and (args.part == "all" or d.held_out == (args.part == "held-out"))]
+    if args.limit:
+        dialogues = dialogues[: args.limit]
+    totals: dict[str, int] = {}
+    details = []
+    started = time.perf_counter()
+    for d in dialogues:
+        with TemporaryDirectory() as tmp:
+            path = Path(tmp) / "repo"
+            write_repository(path, d)
+            now = START + timedelta(days=max(i.session for i in d.instructions) + 1)
+            services = build_services(MemoryStore(GitStore(path)), Settings(), FixedClock(now))
+            trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
+            scored = score_dialogue(path, d, topics, services.embedder, now)
+        for k, v in scored.items():
+            if isinstance(v, int):
+                totals[k] = totals.get(k, 0) + v
+        details.append({"dialogue": d.number, **scored})
+        if args.show:
+            for row in scored["wrong"]:
+                print(f"  wrong d{d.number}: {row}")
+            for row in scored["missed"]:
+                print(f"  missed d{d.number}: {row}")
+    predicted = totals.get("edges_right", 0) + totals.get("edges_wrong", 0)
+    result = {
+        "machine": machine(), "part": args.part, "dialogues": len(dialogues),
+        "instructions": sum(len(d.instructions) for d in dialogues),
+        "sentences_without_value": sum(not i.found_sentence for d in dialogues for i in d.instructions),
+        "precision": round(totals.get("edges_right", 0) / predicted, 3) if predicted else 1.0,
+        "update_recall": round(totals.get("updates_found", 0) / totals["updates"], 3) if totals.get("updates") else None,
+        "current_first": round(totals.get("current_first", 0) / totals["topics_changed"], 3)
+        if totals.get("topics_changed") else None,
+        "replaced_in_block": totals.get("replaced_in_block", 0),
+        **totals, "seconds": round(time.perf_counter() - started, 1),
+    }
+    if args.json:
+        result["dialogues_detail"] = details
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
