@@ -106,19 +106,24 @@ def frame(texts: list[str], version: int) -> str:
 
 
 def _mentor_turns(text: str, mentor: str) -> list[str]:
-    """The mentor's turns; a session written as one monologue (no "Name:" turns at all) is the mentor's."""
-    turns, speakers = [], 0
+    """The mentor's turns (a paragraph with no "Name:" continues the turn before it); a session written as one
+    monologue (no turns at all) is the mentor's."""
+    turns: list[tuple[str, str]] = []
     for block in re.split(r"\n\s*\n", text):
         block = block.strip()
-        if re.match(r"^[\w\-' ]{1,40}:", block):
-            speakers += 1
-        if block.startswith(f"{mentor}:"):
-            turns.append(block[len(mentor) + 1:].strip())
-    return turns if speakers else [text.strip()]
+        speaker = re.match(r"^([\w\-' ]{1,40}):\s*", block)
+        if speaker:
+            turns.append((speaker[1], block[speaker.end():]))
+        elif turns:
+            turns[-1] = (turns[-1][0], f"{turns[-1][1]}\n\n{block}")
+    if not turns:
+        return [text.strip()]
+    return [said for who, said in turns if who == mentor]
 
 
-def _pick(turns: list[str], texts: list[str], version: int) -> tuple[str, str, bool]:
-    """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction."""
+def _pick(turns: list[str], texts: list[str], version: int, taken: set[str]) -> tuple[str, str, bool]:
+    """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction (one the
+    session's other instructions did not take, when there is one)."""
     values = [v.lower() for v in _values(texts, version)]
     wanted = {w.lower() for w in _WORD.findall(texts[version])} - _FRAME_STOP
     best: tuple[float, str, str, bool] | None = None
@@ -127,7 +132,7 @@ def _pick(turns: list[str], texts: list[str], version: int) -> tuple[str, str, b
             low = sentence.lower()
             names = all(v in low for v in values)
             overlap = len(wanted & {w.lower() for w in _WORD.findall(sentence)}) / max(1, len(wanted))
-            score = overlap + (2.0 if names else 0.0)
+            score = overlap + (2.0 if names else 0.0) - (3.0 if sentence.strip() in taken else 0.0)
             if best is None or score > best[0]:
                 best = (score, sentence.strip(), turn, names)
     assert best is not None
@@ -144,6 +149,7 @@ def load_dialogue(path: Path, topics: dict) -> Dialogue:
         coded = [x for x in data["instructions"][s] if x != -1]
         turns = _mentor_turns(session["text"], dialogue.mentor)
         k = 0
+        taken: set[str] = set()
         for order, (kind, topic_text) in enumerate(zip(session["type"], session["topic"])):
             if kind in ("instruction-add", "instruction-update"):
                 topic_id, version = coded[k]
@@ -155,7 +161,8 @@ def load_dialogue(path: Path, topics: dict) -> Dialogue:
                 version = texts.index(topic_text) if topic_text in texts else 0
             else:
                 continue
-            sentence, turn, named = _pick(turns, texts, version)
+            sentence, turn, named = _pick(turns, texts, version, taken)
+            taken.add(sentence)
             summary = sentence if len(sentence) <= 100 else sentence[:100].rsplit(" ", 1)[0]
             dialogue.instructions.append(Instruction(
                 topic=topic, version=version, text=texts[version], session=s, order=order, summary=summary,
@@ -188,7 +195,7 @@ def write_repository(path: Path, dialogue: Dialogue) -> None:
 def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
     """(source, target) of supersedes and non-copy subsumes edges; memory key -> the key superseding it."""
     state = MemoryStore(GitStore(path)).load_state()
-    edges = {(e.source_key, e.target_key) for e in state.edges.values() if e.in_force and (
+    edges = {(e.source_key, e.target_key): e.reason for e in state.edges.values() if e.in_force and (
         e.edge_type is EdgeType.SUPERSEDES
         or (e.edge_type is EdgeType.SUBSUMES and not e.reason.startswith("duplicate:")))}
     return edges, {k: m.superseded_by for k, m in state.meta.items() if m.superseded_by}
@@ -199,7 +206,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
     edges, _ = hiding_edges(path)
     right = wrong = 0
     wrong_rows = []
-    for source, target in edges:
+    for (source, target), reason in edges.items():
         a, b = by_key.get(source), by_key.get(target)
         if a is None or b is None:
             continue
@@ -207,7 +214,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         right += ok
         wrong += not ok
         if not ok:
-            wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r}")
+            wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r} [{reason[:90]}]")
     updates = found = 0
     missed_rows = []
     latest: dict[str, Instruction] = {}

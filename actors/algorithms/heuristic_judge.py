@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memactors.actors.algorithms.change_claim import replaced_in
+from memactors.actors.algorithms.change_claim import replaced_in, words
+from memactors.actors.algorithms.slot_change import slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
 from memactors.events.memory import Memory
 from memactors.events.memory_text import prose_lines
@@ -41,7 +42,7 @@ RESTATEMENT = 0.93
 WORK = frozenset({"progress", "blockers"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 2
+RULES = 3
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
@@ -99,6 +100,29 @@ def _without_negated(text: str) -> str:
     return re.sub(NEGATION.pattern + r"[^.;:!?,\n]*", " ", text, flags=re.IGNORECASE)
 
 
+#: Share of the shorter statement's words the other must hold for two alike memories to be one statement.
+STATEMENT_OVERLAP = 0.6
+
+
+def _same_statement(newer: Memory, older: Memory) -> bool:
+    """Whether two memories alike by embedding state the same thing: their statements (summaries, completed from
+    the body), not a body they share: two instructions given in one turn are two memories."""
+    a = set(words(statement(newer.summary, newer.body[:MAX_TEXT])))
+    b = set(words(statement(older.summary, older.body[:MAX_TEXT])))
+    if not a or not b:
+        return True
+    return len(a & b) >= STATEMENT_OVERLAP * min(len(a), len(b))
+
+
+def _different_slots(newer: Memory, older: Memory) -> bool:
+    """Two statements about different slots ("function argument names" / "function names"), or the same slot
+    with different values: however alike they read, neither restates the other."""
+    a = slot_of(statement(newer.summary, newer.body[:MAX_TEXT]))
+    b = slot_of(statement(older.summary, older.body[:MAX_TEXT]))
+    return a is not None and b is not None and (a.frame != b.frame or a.value.casefold() != b.value.casefold()
+                                                 or a.positive != b.positive)
+
+
 def judge_pair(newer: Memory, older: Memory, similarity: float, *,
                statements: tuple[bool, bool] = (True, True)) -> Verdict:
     """Classify `newer` against `older`; `statements` says whether each asserts something (see the module)."""
@@ -128,14 +152,22 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         match = replaced_in(newer.summary, new_text, older.summary, old_text)
         if match is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
+        slot = slot_change(statement(newer.summary, newer.body[:MAX_TEXT]),
+                           statement(older.summary, older.body[:MAX_TEXT]))
+        if slot is not None:
+            return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=slot.reason())
     if similarity >= 0.6 and (denied := negated_claim(new_text, old_text) or negated_claim(old_text, new_text)):
         return Verdict(**base, relation=Relation.CONTRADICTORY, confidence=0.4,
                        reason=f"one memory negates what the other asserts: \"{denied}\"")
+    if _different_slots(newer, older):
+        return Verdict(**base, relation=Relation.COMPATIBLE, confidence=CONFIDENCE,
+                       reason="both stand: they state different slots or values (the words around the value differ)")
     same_numbers = {t for t in new_tokens if _NUMBER.search(t)} == {t for t in old_tokens if _NUMBER.search(t)}
-    if same_numbers and (similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens)):
+    one_statement = _same_statement(newer, older)
+    if same_numbers and one_statement and (similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens)):
         return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,
                        reason=f"near-identical content (cosine {similarity:.2f}); the newer restates the older")
-    if same_numbers and new_tokens and new_tokens <= old_tokens:
+    if same_numbers and one_statement and new_tokens and new_tokens <= old_tokens:
         return Verdict(**base, relation=Relation.SUBSUMES, container=older.key, confidence=CONFIDENCE,
                        reason="the older memory already says everything the newer one does")
     return Verdict(**base, relation=Relation.COMPATIBLE, confidence=CONFIDENCE,

@@ -2,7 +2,8 @@
 
 "Use flake8 for linting" and "Switch linting from flake8 to ruff" sit below any sensible cosine threshold, so
 clusters alone never put them side by side. Here a statement that claims a change is paired with the older
-statements holding a word of what it replaced (rarest word first), and progress notes with the earlier notes
+statements holding a word of what it replaced (rarest word first), a statement filling a slot with the latest
+earlier statements of the same slot (actors/algorithms/slot_change.py), and progress notes with the earlier notes
 naming the same task. Pure: the judge decides what each pair is.
 """
 
@@ -13,12 +14,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memactors.actors.algorithms.change_claim import changes, words
-from memactors.actors.algorithms.heuristic_judge import family, prose
+from memactors.actors.algorithms.heuristic_judge import MAX_TEXT, family, prose
+from memactors.actors.algorithms.slot_change import frame_keys
 from memactors.actors.algorithms.task_progress import task_of
 from memactors.events.memory import Memory
 
 #: Older memories paired with one claimed change, and earlier notes with one progress note: the most recent.
 PER_MEMORY = 12
+#: Earlier statements of the same slot paired with a newer one (the most recent: a chain links the rest).
+SLOT_PAIRS = 3
 #: A word held by more memories than this says nothing about which one was replaced.
 COMMON = 400
 
@@ -34,6 +38,11 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
     for m in statements:
         if family(m.namespace) == "work" and (task := task_of(m.summary)) is not None:
             tasks[task].append(m)
+    slots: dict[frozenset[str], list[Memory]] = defaultdict(list)
+    for m in statements:
+        if family(m.namespace) == "knowledge":
+            for frame in frame_keys(m.summary, m.body[:MAX_TEXT]):
+                slots[frame].append(m)
     pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
 
     def before(newer: Memory, candidates: Sequence[Memory]) -> list[Memory]:
@@ -50,6 +59,10 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
                 continue
             rarest = min(known, key=lambda w: len(holders[w]))
             for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
+                pairs.setdefault((m.key, older.key), (m, older))
+    for holders_of_slot in slots.values():  # the same slot: the latest earlier statements of it
+        for m in holders_of_slot:
+            for older in before(m, holders_of_slot)[:SLOT_PAIRS]:
                 pairs.setdefault((m.key, older.key), (m, older))
     for notes in tasks.values():
         for m in notes:

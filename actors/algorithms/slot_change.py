@@ -1,0 +1,231 @@
+"""A new value for the same slot: the update people make without naming the old value. Pure, standard library only.
+
+"From now on, end all attribute names with '_xt'" after "... end attribute names with '_at'"; "use Asana as the
+project management tool" after "use Jira ..."; "take a break every 60 minutes" after "... every 50 minutes";
+"never use a linter" after "always use a linter". Take the value out of a statement and what remains is its frame;
+two statements with the same frame and different values are one slot changed, when the slot holds one value:
+
+- the value: a quoted token ('_xt', `ruff`), a name (Asana, Google Meet, PyCharm), a number with its unit, or what
+  is used "as the X" / "for X" (a macbook as the main computer). A rule with no value has its polarity (always /
+  never) for value: turned round, it is changed;
+- the frame: the statement's content words without the value, without what only says "this is an instruction"
+  (from now on, going forward, I'd like you to, make sure, always) and without the reason after it ("so that ...",
+  "to keep ..."); compared exactly, so "function argument names" is not "function names";
+- exclusive or additive: a prefix or suffix, the tool used as or for something, a number, a default hold one value;
+  what is added, included, imported or installed accumulates (two decorators both stand), and so does a value with
+  no role.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memactors.actors.algorithms.change_claim import words
+
+_QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"`‘“](?P<v>[^'\"`’”\n]{1,40}?)['\"`’”](?![A-Za-z0-9])")
+_NAME = re.compile(r"\b(?P<v>[A-Z][A-Za-z0-9]*(?:[+#.-][A-Za-z0-9]+)*(?:\s+[A-Z][A-Za-z0-9]+)*)\b")
+#: "for your projects", "for all new code": where an instruction applies, not a role.
+_SCOPE_ONLY = re.compile(r"(?:your|my|all|each|every|any|new|the\s+rest|this|these|those|now|a\s+while|long)\b",
+                         re.IGNORECASE)
+#: An identifier written without quotes: @timer, snake_case names.
+_IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
+_NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
+#: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
+_ROLE = re.compile(r"\b(?:use|using|adopt|pick|choose|go\s+with|stick\s+with|switch\s+to|rely\s+on)\s+"
+                   r"(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){1,40}?)\s+(?:as|for)\s+(?P<role>[^,.;:!?]{3,60})",
+                   re.IGNORECASE)
+_NEGATIVE = re.compile(
+    r"\b(?:never|avoid\w*|refrain\w*|stop\w*\s+(?:using|doing)|no\s+longer|don'?t|do\s+not|must\s+not|should\s+not|"
+    r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|not)\b(?!\s+(?:hesitate|"
+    r"forget|only|just|worry|be\s+afraid))",
+    re.IGNORECASE)
+#: Words that say a sentence is an instruction, or how strongly, not what it is about.
+_DIRECTIVE = frozenset(words(
+    "always never from now on going forward moving onward ahead well okay ok so first firstly second secondly "
+    "additionally also finally lastly please ensure make sure remember want wanted wish like prefer expect need "
+    "needs required require requires insist important importance emphasize emphasise stress recommend suggest "
+    "encourage ask asking habit practice start starting begin beginning follow following convention standard "
+    "standards rule rules guideline guidelines coding code team company our yours everyone engineers developers "
+    "update updated change changed new instead now today moment point onwards let's lets focus get would "
+    "key particular specific specifically just really definitely certainly absolutely here there especially "
+    "avoid avoiding refrain stop disable without not don't do does never"))
+#: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
+_WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
+_SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name"}
+#: After these a sentence gives its reason, not its instruction.
+_REASON = re.compile(r"\s*(?:,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
+                     r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
+                     r"|enhance|promote|facilitate|avoid|prevent|reduce)|in\s+order|even\s+if|for\s+(?:consistency|"
+                     r"readability|clarity))\b.*$", re.IGNORECASE | re.DOTALL)
+_ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
+                       r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition|another)\b", re.IGNORECASE)
+_EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main|primary|preferred|default|only|"
+                        r"standard|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
+                        re.IGNORECASE)
+#: Sentence openers a capitalised word may be without being a name.
+_OPENERS = frozenset("I I'd I'm I've I'll We We'll Let's Now From Going Moving Please Also Always Never Use "
+                     "Make Remember Additionally Firstly First Finally Well So And But Then When For In On At "
+                     "Okay OK Our The A An This That These It Its Specifically Whenever Just Don't Do".split())
+
+
+#: "I need you to ensure ...": the instruction itself, not its reason.
+_ASKED = frozenset("you me us yourself like want wanted need needs asked ask".split())
+
+
+def _without_reason(text: str) -> str:
+    """`text` up to where it starts giving its reason ("... with 'x_' to keep names apart")."""
+    for m in _REASON.finditer(text):
+        before = text[: m.start()].split()
+        if len(before) >= 3 and before[-1].lower().strip(",") not in _ASKED:
+            return text[: m.start()]
+    return text
+
+
+@dataclass(frozen=True)
+class Slot:
+    """What one statement says of one slot: its frame (content words without the value), the value (a token, a
+    name, a number with unit, what is used for a role, or '' for a rule) and whether it is said or denied."""
+
+    frame: frozenset[str]
+    value: str
+    positive: bool
+    exclusive: bool
+    sentence: str
+    #: the frame with the value left in: what a rule turned round is compared by ("never use Zoom for calls")
+    whole: frozenset[str] = frozenset()
+
+    @property
+    def rule(self) -> bool:
+        return not self.value
+
+    def shown(self) -> str:
+        if self.rule or not self.positive:
+            return ("do " if self.positive else "never ") + " ".join(sorted(self.whole))
+        return self.value if self.positive else f"not {self.value}"
+
+
+@dataclass(frozen=True)
+class SlotChange:
+    """The newer statement gives the older one's slot another value (or turns its rule round)."""
+
+    newer: Slot
+    older: Slot
+
+    def reason(self) -> str:
+        slot = " ".join(sorted(self.newer.frame))
+        if self.newer.positive != self.older.positive:
+            slot = " ".join(sorted(self.newer.whole))
+            return (f"the same rule turned round ({slot}): '{self.older.shown()}' -> '{self.newer.shown()}'; "
+                    "one of the two holds")
+        return (f"a new value for the same slot ({slot}): '{self.older.value}' -> '{self.newer.value}'; "
+                "the slot holds one value (exclusive)")
+
+
+def _frame(text: str, values: list[str]) -> frozenset[str]:
+    taken = set()
+    for value in values:
+        taken |= set(words(value))
+    found = set()
+    for w in words(text):
+        w = _SYNONYM.get(w, w)
+        if w in taken or w in _DIRECTIVE or w in _WEAK or len(w) < 2:
+            continue
+        found.add(w)
+    return frozenset(found)
+
+
+def _names(sentence: str) -> list[str]:
+    found = []
+    for m in _NAME.finditer(sentence):
+        value = m["v"]
+        first = value.split()[0]
+        start = m.start()
+        opener = start == 0 or re.match(r"[\s\"'(]*$", sentence[:start]) is not None \
+            or re.search(r"[.:;!?]\s*$", sentence[:start]) is not None
+        if first in _OPENERS or (opener and len(value.split()) == 1 and not re.search(r"[A-Z].*[A-Z]|\d", value[1:])):
+            continue
+        found.append(value)
+    return found
+
+
+@lru_cache(maxsize=1 << 14)
+def slot_of(sentence: str) -> Slot | None:
+    """The slot one sentence fills, or None when it names no frame worth comparing (questions, hedges, long
+    sentences: a slot is stated in a short clause)."""
+    text = _without_reason(sentence.strip()).strip().rstrip(".!")
+    if not text or text.endswith("?") or len(text) > 240:
+        return None
+    positive = _NEGATIVE.search(text) is None
+    quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
+    role = _ROLE.search(text)
+    values: list[str] = []
+    exclusive = False
+    if len({q.casefold() for q in quoted}) > 1:
+        return None  # "start with 'f_' and end with '_g'": two slots in one sentence, compared as neither
+    has_role = role is not None and bool(words(role["role"])) and not _SCOPE_ONLY.match(role["role"])
+    if quoted:
+        values = quoted
+        exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
+    elif role is not None and has_role and words(role["v"]):
+        values = [role["v"].strip()]
+        exclusive = True
+    elif names := _names(text):
+        values = names
+        exclusive = _EXCLUSIVE.search(text) is not None
+    elif numbers := [m for m in _NUMBER.finditer(text)]:
+        values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
+        exclusive = True
+    if _ADDITIVE.search(text):
+        exclusive = False
+    frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
+    if len(frame) < (1 if not values else 2):
+        return None
+    value = " + ".join(values)
+    return Slot(frame=frame, value=value, positive=positive, exclusive=exclusive or not values, sentence=sentence,
+                whole=_frame(text, []))
+
+
+def statement(summary: str, body: str) -> str:
+    """What a memory states: its summary, completed from the body when the summary is the start of a longer
+    sentence there (a summary cut at 100 characters)."""
+    head = summary.strip().rstrip(".").strip()
+    if head.endswith(("...", "…")):
+        head = head.rstrip(".…").strip()
+    at = body.find(head) if len(head) >= 20 else -1
+    if at >= 0:
+        rest = re.split(r"(?<=[.!?])\s+|\n", body[at + len(head):], maxsplit=1)[0]
+        return (head + rest).strip()
+    return summary.strip()
+
+
+def slot_change(newer: str, older: str) -> SlotChange | None:
+    """The change when statement `newer` gives the slot of statement `older` another value: same frame, both
+    exclusive, different values (or one rule turned round); else None."""
+    a, b = slot_of(newer), slot_of(older)
+    if a is None or b is None:
+        return None
+    if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
+        return SlotChange(a, b) if a.whole == b.whole else None
+    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
+        return None
+    if _values_equal(a.value, b.value):
+        return None
+    return SlotChange(a, b)
+
+
+def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
+    """What pairs a memory with the earlier statements of its slot: its frame when it gives an exclusive slot a
+    value, and its whole frame (value left in), which a rule turned round shares."""
+    slot = slot_of(statement(summary, body))
+    if slot is None:
+        return ()
+    keys = [("whole", slot.whole)]
+    if slot.exclusive and slot.value and slot.positive:
+        keys.append(("frame", slot.frame))
+    return tuple(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys)
+
+
+def _values_equal(a: str, b: str) -> bool:
+    return a.casefold().strip(" '\"`") == b.casefold().strip(" '\"`")
