@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import trio
 
+from memactors.actors.algorithms.extractive import as_judged
 from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.algorithms.heuristic_judge import RULES as JUDGE_RULES
 from memactors.actors.algorithms.linker import SUMMARY_PREFIX, anchor, run_edges
@@ -77,6 +78,7 @@ class Persister(JoiningActor):
         now = self._clock.now()
 
         new_summaries = {s.id: s for s in summarized.summaries} if summarized else {}
+        new_summaries = self._as_judged(scanned, tiered, formed, new_summaries)
         metas = self._metas(scanned, tiered, formed, new_summaries)
         changed_meta = [m for m in metas if prior.meta.get(m.key) is not m and prior.meta.get(m.key) != m]
 
@@ -93,6 +95,13 @@ class Persister(JoiningActor):
                 resummarized = {c.id for c in formed.clusters if c.kind is ClusterKind.SEMANTIC and c.touched}
                 for sid in (resummarized & prior.summaries.keys()) - new_summaries.keys():
                     summary_changes[sid] = None  # summarized again and found nothing readable to say
+        # a summary kept from an earlier run follows today's judgement too: a member released or replaced since
+        in_scope = {m.key for m in scanned.memories}
+        kept = {sid: old for sid, old in prior.summaries.items()
+                if sid not in summary_changes and set(old.source_keys) <= in_scope}
+        for sid, judged_summary in self._as_judged(scanned, tiered, formed, kept).items():
+            if judged_summary is not kept[sid]:
+                summary_changes[sid] = judged_summary
         edge_changes = self._edges(scanned, formed, judged, new_summaries, summary_changes, now)
         edge_changes.update(_links(scanned, events.get(LinksFound), edge_changes))
 
@@ -200,6 +209,22 @@ class Persister(JoiningActor):
         except OSError as exc:
             return report.model_copy(update={"errors": [*report.errors, f"recall index not written: {exc}"]})
         return report
+
+    def _as_judged(self, scanned: MemoriesScanned, tiered: MemoriesTiered, formed: ClustersFormed | None,
+                   summaries: dict[str, Summary]) -> dict[str, Summary]:
+        """Summaries that list as superseded exactly the members the judge replaced (not a copy folded into its
+        canonical): the summarizer runs beside the judge and never guesses."""
+        if not summaries:
+            return summaries
+        copies = formed.duplicate_of if formed is not None else {}
+        replaced = {m.key: m.superseded_by for m in tiered.metas if m.superseded_by and m.key not in copies}
+        by_key = {m.key: m for m in scanned.memories}
+        members = [by_key[k] for s in summaries.values() for k in s.source_keys if k in replaced and k in by_key]
+        if self._traits is not None:
+            titles = {k: t.title for k, t in self._traits.traits(members).items()}
+        else:
+            titles = {m.key: m.summary for m in members}
+        return {sid: as_judged(s, replaced, titles) for sid, s in summaries.items()}
 
     @staticmethod
     def _metas(scanned: MemoriesScanned, tiered: MemoriesTiered, formed: ClustersFormed | None,

@@ -1,7 +1,10 @@
 """What a memory says it replaced, and whether an older memory asserts that very thing. Pure, standard library only.
 
 A change names what it replaces: "switch linting from flake8 to ruff", "replace A with B", "B replaces A",
-"A -> B", "B instead of A", "B, not A", "no longer A", "dropped A", "A is deprecated / gone", "moved off A".
+"A -> B" (the summary's own, single arrow: not a row of a mapping table), "B instead of A" (not a fault explained:
+"were using A instead of B"), "now B, not A" (a contrast with no word of change claims nothing), "no longer A",
+"dropped A", "A is deprecated / gone", "moved off A". An older memory that itself speaks of the old and the new
+("detect both old and new patterns") weighs both and is not replaced by "from the old A".
 `changes` reads every such claim of a text (the old side `A`, the new side `B`, the subject `X` when the
 sentence names one) and skips plans, questions, hedges and refusals ("we might replace", "should we switch?",
 "considered replacing ...; rejected"). `replaced_in` says which claim an older memory answers: the older text
@@ -70,6 +73,28 @@ _DIGIT = re.compile(r"\d")
 PREFIX = 5
 
 
+_BOTH_SIDES = re.compile(r"\b(?:old|legacy|previous|former)\b", re.IGNORECASE)
+_OLD = re.compile(r"\b(?:old|legacy|previous|former)\b", re.IGNORECASE)
+_NEW = re.compile(r"\b(?:new|current|modern)\b", re.IGNORECASE)
+_ARROW = re.compile(r"->|→|=>")
+#: A contrast claims a change only when it says so ("now through Cloudflare, not CloudFront").
+_CHANGE_MARKER = re.compile(r"\b(?:now|from\s+now\s+on|going\s+forward|any\s*more|these\s+days|switched|moved|"
+                            r"changed|no\s+longer)\b", re.IGNORECASE)
+#: "B instead of A" explaining a fault: past use, a cause, a bug.
+_EXPLAINS = re.compile(r"\b(?:was|were|had\s+been|because|caus\w*|occur\w*|bug|fail\w*|broke\w*|wrong\w*|"
+                       r"mistak\w*|accidental\w*)\b", re.IGNORECASE)
+
+
+def _kind(pattern: re.Pattern[str]) -> str:
+    if "->" in pattern.pattern:
+        return "arrow"
+    if "instead" in pattern.pattern:
+        return "instead"
+    if ",\\s+not" in pattern.pattern:
+        return "contrast"
+    return ""
+
+
 @dataclass(frozen=True)
 class Change:
     """One change a text claims: `old` replaced by `new` (empty when unnamed), about `subject` (may be empty)."""
@@ -81,6 +106,8 @@ class Change:
     #: a setting given a new value ("lower the context budget to 2000 tokens"): the old value is whatever
     #: other number an older memory gives the same setting
     setting: bool = False
+    #: how it was said: "arrow" (A -> B), "contrast" (B, not A), "instead" (B instead of A), or "" (a verb)
+    kind: str = ""
 
     def names(self) -> str:
         return f"'{self.old}'" + (f" -> '{self.new}'" if self.new else "")
@@ -160,10 +187,15 @@ def _claim(clause: str) -> Change | None:
             if not words(old) or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True) \
                     or re.match(r"(?:from|to|by)\b", old, re.IGNORECASE):
                 continue  # "instead of failing at once": an action; "dropped from 70 to 6": a number, not a thing
+            kind = _kind(pattern)
+            if kind == "contrast" and not _CHANGE_MARKER.search(clause):
+                continue  # "runs on user prompts, not assistant output": a contrast, not a change
+            if kind == "instead" and _EXPLAINS.search(groups.get("b") or ""):
+                continue  # "the commands were using A instead of B": a bug described, not a change made
             subject = " ".join(p for p in (topic, groups.get("x") or "", groups.get("x2") or "") if p) \
                 if has_subject else topic
             return Change(old=old, new=_clean_old(groups.get("b") or "", cut=False), subject=subject.strip(),
-                          sentence=clause)
+                          sentence=clause, kind=kind)
     setting = _SETTING.search(clause.rstrip("."))
     if setting is not None and " from " not in clause:
         subject = f"{setting['x']} {setting['x2']}".strip()
@@ -222,7 +254,10 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
     older_words = set(words(asserted(older_text)))
     older_head = set(words(older_summary))
     own = [w for c in changes(older_summary) for w in words(c.old)]
+    arrows = len(_ARROW.findall(newer_text))
     for change in changes(newer_text):
+        if change.kind == "arrow" and (arrows > 1 or change.sentence not in newer_summary):
+            continue  # a row of a mapping table ("[project] -> PROJECT"), not the memory's claim
         if change.setting:
             value = _other_value(change, older_words, asserted(older_text))
             if value is not None:
@@ -235,6 +270,8 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
             continue
         if own and sum(_holds(set(own), w) for w in held) * 2 >= len(held):
             continue  # the older memory itself replaced that thing: it does not assert it
+        if _BOTH_SIDES.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
+            continue  # "detect both old and new patterns": the older memory weighs the old and the new itself
         new_words = set(words(_clean_old(change.new, cut=True)))  # the new thing itself, not where it went
         focus = set(words(newer_summary)) | set(words(change.sentence)) | {
             w for s in _SPLIT.split(newer_text) if new_words and new_words & set(words(s)) for w in words(s)}

@@ -93,3 +93,17 @@ def summarize(
         run_id=run_id,
         fallback_reason=fallback_reason,
     )
+
+
+def as_judged(summary: Summary, replaced: Mapping[str, str], titles: Mapping[str, str]) -> Summary:
+    """`summary` saying exactly what the judge decided: its superseded facts are the titles of its members that a
+    supersedes edge replaced (`replaced`: memory key -> what replaced it, copies' canonicals excluded), and each
+    decision's outcome follows; whatever the summary's writer (offline or an LLM) listed besides is dropped."""
+    gone = [titles[k] for k in summary.source_keys if k in replaced and titles.get(k)]
+    facts = tuple(dict.fromkeys(gone))
+    named = {_norm(t) for t in facts}
+    decisions = tuple(d.model_copy(update={"outcome": "superseded" if _norm(d.decision) in named else "current"})
+                      for d in summary.decisions)
+    if facts == summary.superseded_facts and decisions == summary.decisions:
+        return summary
+    return summary.model_copy(update={"superseded_facts": facts, "decisions": decisions})

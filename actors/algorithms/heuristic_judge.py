@@ -40,6 +40,8 @@ _NUMBER = re.compile(r"\d")
 RESTATEMENT = 0.93
 #: Namespaces whose memories record work in flight: superseded by a later state of the same task, not by claims.
 WORK = frozenset({"progress", "blockers"})
+#: What was decided: a learning (why a bug happened, how a thing behaves) explains a decision, it never replaces one.
+DECIDED = frozenset({"decisions", "patterns"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
 RULES = 3
@@ -148,7 +150,7 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         if task is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
                            reason=f"a later note on {task} (same task, same or later state)")
-    elif same_family:
+    elif same_family and not (newer.namespace == "learnings" and older.namespace in DECIDED):
         match = replaced_in(newer.summary, new_text, older.summary, old_text)
         if match is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
