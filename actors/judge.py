@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import trio
@@ -17,7 +17,7 @@ from memactors.actors.ports import ContentReader, StructuredLLM
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
 from memactors.events.cluster import Cluster, ClusterKind
-from memactors.events.edge import REMOVED, EdgeType
+from memactors.events.edge import REMOVED, Edge, EdgeType
 from memactors.events.memory import Memory
 from memactors.events.pipeline import ClustersFormed, MemoriesScanned, SupersessionsJudged
 from memactors.events.quality import WELL_FORMED, QualityPolicy, asserts, quality_score
@@ -127,7 +127,7 @@ class SupersessionJudge(JoiningActor):
             for index, pairs in enumerate(batches):
                 nursery.start_soon(one, index, pairs)
         superseded_by = dict(formed.duplicate_of)
-        for verdict in sorted(verdicts, key=lambda v: by_key[v.newer].timestamp):
+        for verdict in sorted(verdicts, key=lambda v: (by_key[v.newer].timestamp, v.newer)):
             if verdict.relation is Relation.SUPERSEDES:
                 superseded_by[verdict.older] = verdict.newer
                 # the statement is replaced, with every copy of it: a verbatim re-capture after the change is
@@ -139,6 +139,7 @@ class SupersessionJudge(JoiningActor):
                 # (listings fold the two as copies): a newer memory is never superseded by an older one
                 superseded_by[verdict.older] = verdict.newer
         withdrawn = withdrawn_edges(verdicts, scanned.prior.edges)
+        _newest_replacement(superseded_by, formed.duplicate_of, scanned.prior.edges, withdrawn, by_key)
         released = {
             e.target_key for e in withdrawn
             if e.edge_type is not EdgeType.CONTRADICTS and e.target_key not in superseded_by
@@ -257,6 +258,26 @@ class SupersessionJudge(JoiningActor):
         # pairs the model skipped keep the offline verdict
         merged = [judged.get((v.newer, v.older), v) for v in offline]
         return merged, asked.usage, None
+
+
+def _newest_replacement(superseded_by: dict[str, str], copies: Mapping[str, str], prior: Mapping[str, Edge],
+                        withdrawn: Sequence[Edge], by_key: Mapping[str, Memory]) -> None:
+    """A memory several memories supersede is superseded by the newest of them, whichever this run judged: an
+    earlier run's edges that still stand count too, so a second run over the same store settles on the same one; a
+    copy an earlier verdict replaced stays replaced rather than falling back to pointing at its canonical."""
+    gone = {e.id for e in withdrawn}
+    for edge in prior.values():
+        older, newer = edge.target_key, edge.source_key
+        if (edge.edge_type is not EdgeType.SUPERSEDES or not edge.in_force or edge.id in gone
+                or older not in superseded_by or newer not in by_key):
+            continue
+        if copies.get(older) == superseded_by[older]:
+            superseded_by[older] = newer  # a copy that was replaced points at its replacement, not its canonical
+            continue
+        current = by_key.get(superseded_by[older])
+        candidate = by_key[newer]
+        if current is None or (candidate.timestamp, candidate.key) > (current.timestamp, current.key):
+            superseded_by[older] = newer
 
 
 def _stand_in(newer: Memory, older: Memory, copies: dict[str, list[Memory]]) -> Memory | None:
