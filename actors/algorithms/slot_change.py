@@ -162,8 +162,6 @@ def slot_of(sentence: str) -> Slot | None:
     role = _ROLE.search(text)
     values: list[str] = []
     exclusive = False
-    if len({q.casefold() for q in quoted}) > 1:
-        return None  # "start with 'f_' and end with '_g'": two slots in one sentence, compared as neither
     has_role = role is not None and bool(words(role["role"])) and not _SCOPE_ONLY.match(role["role"])
     if quoted:
         values = quoted
@@ -177,7 +175,8 @@ def slot_of(sentence: str) -> Slot | None:
     elif numbers := [m for m in _NUMBER.finditer(text)]:
         values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
         exclusive = True
-    if _ADDITIVE.search(text):
+    if _ADDITIVE.search(text) or len({v.casefold() for v in quoted}) > 1:
+        # what is added accumulates; "start with 'f_' and end with '_g'" holds two slots: it changes neither
         exclusive = False
     frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
     if len(frame) < (1 if not values else 2):
