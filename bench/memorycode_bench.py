@@ -314,6 +314,7 @@ def main() -> int:
                 print(f"  missed d{d.number}: {row}")
     predicted = totals.get("edges_right", 0) + totals.get("edges_wrong", 0)
     result = {
+        **totals,
         "machine": machine(), "part": args.part, "dialogues": len(dialogues),
         "instructions": sum(len(d.instructions) for d in dialogues),
         "sentences_without_value": sum(not i.found_sentence for d in dialogues for i in d.instructions),
@@ -322,7 +323,7 @@ def main() -> int:
         "current_first": round(totals.get("current_first", 0) / totals["topics_changed"], 3)
         if totals.get("topics_changed") else None,
         "replaced_in_block": totals.get("replaced_in_block", 0),
-        **totals, "seconds": round(time.perf_counter() - started, 1),
+        "seconds": round(time.perf_counter() - started, 1),
     }
     if args.json:
         result["dialogues_detail"] = details

@@ -19,7 +19,7 @@ two statements with the same frame and different values are one slot changed, wh
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import words
@@ -27,8 +27,14 @@ from memactors.actors.algorithms.change_claim import words
 _QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"`‘“](?P<v>[^'\"`’”\n]{1,40}?)['\"`’”](?![A-Za-z0-9])")
 _NAME = re.compile(r"\b(?P<v>[A-Z][A-Za-z0-9]*(?:[+#.-][A-Za-z0-9]+)*(?:\s+[A-Z][A-Za-z0-9]+)*)\b")
 #: "for your projects", "for all new code": where an instruction applies, not a role.
-_SCOPE_ONLY = re.compile(r"(?:your|my|all|each|every|any|new|the\s+rest|this|these|those|now|a\s+while|long)\b",
-                         re.IGNORECASE)
+_SCOPE_ONLY = re.compile(r"(?:new|the\s+rest|this|these|those|now|a\s+while|long)\b", re.IGNORECASE)
+#: Determiners before a role ("for all your video calls"): not what the role is.
+_DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s+)+", re.IGNORECASE)
+#: Where a role ends: "video calls related to our project", "main machine when working remotely".
+_ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|and|or|as|"
+                       r"going|moving|instead|from)\b.*$", re.IGNORECASE)
+#: A role that names only where something applies ("for your projects", "for all work"): no role.
+_SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team"))
 #: An identifier written without quotes: @timer, snake_case names.
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
@@ -50,17 +56,26 @@ _DIRECTIVE = frozenset(words(
     "standards rule rules guideline guidelines coding code team company our yours everyone engineers developers "
     "update updated change changed new instead now today moment point onwards let's lets focus get would "
     "key particular specific specifically just really definitely certainly absolutely here there especially "
-    "avoid avoiding refrain stop disable without not don't do does never"))
+    "avoid avoiding refrain stop disable without not don't do does never similarly likewise another regard "
+    "regarding declare declaring declared thing things last previous previously instruction instructed simply "
+    "consistency consistent clarity readability maintain style aspect across codebase base align python "
+    "re ll ve matter come good lower-case lowercase standardize standardise descriptive quick note reminder "
+    "main primary preferred default official go-to create creating initialize initializing write writing"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
-_SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name"}
+_SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
+            "identifier": "name", "machine": "computer", "communications": "communication"}
+#: A naming style holds one value for what it names.
+_STYLE = re.compile(r"(?i)^(?:all\s+)?(?:snake_case|camelcase|pascalcase|kebab-case|upper\s*case|lower\s*case|"
+                    r"screaming_snake_case|title\s*case)$")
 #: After these a sentence gives its reason, not its instruction.
 _REASON = re.compile(r"\s*(?:,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|in\s+order|even\s+if|for\s+(?:consistency|"
-                     r"readability|clarity))\b.*$", re.IGNORECASE | re.DOTALL)
+                     r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as)\b.*$",
+                     re.IGNORECASE | re.DOTALL)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
-                       r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition|another)\b", re.IGNORECASE)
+                       r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition)\b", re.IGNORECASE)
 _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main|primary|preferred|default|only|"
                         r"standard|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
                         re.IGNORECASE)
@@ -95,6 +110,8 @@ class Slot:
     sentence: str
     #: the frame with the value left in: what a rule turned round is compared by ("never use Zoom for calls")
     whole: frozenset[str] = frozenset()
+    #: read from one clause of a sentence that holds another slot too: it may replace, it is never replaced whole
+    compound: bool = False
 
     @property
     def rule(self) -> bool:
@@ -150,6 +167,24 @@ def _names(sentence: str) -> list[str]:
     return found
 
 
+def _first_clause(text: str, value: str) -> Slot | None:
+    """The slot of the clause holding `value` when a sentence joins two with "and" ("start X names with 'a_' and
+    end them with '_b'"): read alone, or None when it does not name its own subject."""
+    for clause in re.split(r",?\s+and\s+", text):
+        if value in clause and clause != text:
+            found = slot_of(clause)
+            return replace(found, sentence=text, compound=True) if found is not None and found.exclusive else None
+    return None
+
+
+def _role_words(role: str) -> set[str]:
+    """What a role is: its head words without determiners or what follows ("all your video calls related to
+    our project" -> video, call); empty when it only names a scope ("your projects")."""
+    head = _ROLE_END.sub("", _DETERMINERS.sub("", role.strip()))
+    found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK
+    return set() if not found or found <= _SCOPE_WORDS else found
+
+
 @lru_cache(maxsize=1 << 14)
 def slot_of(sentence: str) -> Slot | None:
     """The slot one sentence fills, or None when it names no frame worth comparing (questions, hedges, long
@@ -162,19 +197,27 @@ def slot_of(sentence: str) -> Slot | None:
     role = _ROLE.search(text)
     values: list[str] = []
     exclusive = False
-    has_role = role is not None and bool(words(role["role"])) and not _SCOPE_ONLY.match(role["role"])
+    role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
+    has_role = bool(role_words)
     if quoted:
         values = quoted
         exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
     elif role is not None and has_role and words(role["v"]):
         values = [role["v"].strip()]
         exclusive = True
+        # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls")
+        return Slot(frame=frozenset(role_words), value=values[0], positive=positive, exclusive=True,
+                    sentence=sentence, whole=_frame(text, []))
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None
     elif numbers := [m for m in _NUMBER.finditer(text)]:
         values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
         exclusive = True
+    if values and all(_STYLE.match(v) for v in values):
+        exclusive = True
+    if len({v.casefold() for v in quoted}) > 1 and (first := _first_clause(text, quoted[0])) is not None:
+        return first  # "start argument names with 'h_' and end them with '_j'": the clause that names its subject
     if _ADDITIVE.search(text) or len({v.casefold() for v in quoted}) > 1:
         # what is added accumulates; "start with 'f_' and end with '_g'" holds two slots: it changes neither
         exclusive = False
@@ -207,8 +250,8 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
         return None
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         return SlotChange(a, b) if a.whole == b.whole else None
-    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
-        return None
+    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive or b.compound:
+        return None  # the older's other clause still holds: replacing the memory whole would hide it
     if _values_equal(a.value, b.value):
         return None
     return SlotChange(a, b)
