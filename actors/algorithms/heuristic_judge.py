@@ -6,8 +6,11 @@
 - A newer knowledge memory (decision, learning, ...) supersedes an older one only when it names what it replaced
   and the older one asserts that thing about the same subject (actors/algorithms/change_claim.py); a change
   word alone is no evidence.
-- A progress note supersedes an earlier one only on the same task at the same or a later state
+- A progress note supersedes an earlier one only on the same task of the same area at the same or a later state
   (actors/algorithms/task_progress.py).
+- A newer statement gives an older one's slot another value, or turns its rule round
+  (actors/algorithms/slot_change.py): the update people make without naming the old value.
+- A memory reporting a problem fixed supersedes the standing problem it names (actors/algorithms/resolution.py).
 - Near-identical statements (the same numbers, cosine >= RESTATEMENT, or every word of one in the other) are one
   statement: the one holding the other subsumes it.
 Verdicts carry `provider="offline"` and modest confidence. It never says `contradictory` without an explicit
@@ -21,6 +24,7 @@ import re
 from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in, words
+from memactors.actors.algorithms.resolution import resolved_problem
 from memactors.actors.algorithms.slot_change import slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
 from memactors.events.memory import Memory
@@ -144,6 +148,10 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         return Verdict(**base, relation=Relation.COMPATIBLE, confidence=NOT_A_CLAIM,
                        reason=f"{which} nothing that can replace or be replaced (a fragment, heading, table row, "
                               "code, narration or lead-in)")
+    fixed = resolved_problem(newer.summary, older.summary, older.namespace)
+    if fixed is not None:
+        return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
+                       reason=f"reports fixed the problem the older memory states (matched: {', '.join(fixed)})")
     same_family = family(newer.namespace) == family(older.namespace)
     if same_family and family(newer.namespace) == "work":
         task = later_state(newer.summary, older.summary)
