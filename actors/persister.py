@@ -31,6 +31,7 @@ from memactors.events.pipeline import (
 from memactors.events.quality import QualityPolicy
 from memactors.events.report import RunReport, TokenUsage
 from memactors.events.summary import Summary
+from memactors.events.verdict import Relation
 
 R = TypeVar("R")
 #: Fields that say when and by which run a record was written, not what it says.
@@ -78,7 +79,7 @@ class Persister(JoiningActor):
         now = self._clock.now()
 
         new_summaries = {s.id: s for s in summarized.summaries} if summarized else {}
-        new_summaries = self._as_judged(scanned, tiered, formed, new_summaries)
+        new_summaries = self._as_judged(scanned, tiered, formed, judged, new_summaries)
         metas = self._metas(scanned, tiered, formed, new_summaries)
         changed_meta = [m for m in metas if prior.meta.get(m.key) is not m and prior.meta.get(m.key) != m]
 
@@ -99,7 +100,7 @@ class Persister(JoiningActor):
         in_scope = {m.key for m in scanned.memories}
         kept = {sid: old for sid, old in prior.summaries.items()
                 if sid not in summary_changes and set(old.source_keys) <= in_scope}
-        for sid, judged_summary in self._as_judged(scanned, tiered, formed, kept).items():
+        for sid, judged_summary in self._as_judged(scanned, tiered, formed, judged, kept).items():
             if judged_summary is not kept[sid]:
                 summary_changes[sid] = judged_summary
         edge_changes = self._edges(scanned, formed, judged, new_summaries, summary_changes, now)
@@ -211,13 +212,20 @@ class Persister(JoiningActor):
         return report
 
     def _as_judged(self, scanned: MemoriesScanned, tiered: MemoriesTiered, formed: ClustersFormed | None,
-                   summaries: dict[str, Summary]) -> dict[str, Summary]:
+                   judged: SupersessionsJudged | None, summaries: dict[str, Summary]) -> dict[str, Summary]:
         """Summaries that list as superseded exactly the members the judge replaced (not a copy folded into its
         canonical): the summarizer runs beside the judge and never guesses."""
         if not summaries:
             return summaries
         copies = formed.duplicate_of if formed is not None else {}
-        replaced = {m.key: m.superseded_by for m in tiered.metas if m.superseded_by and m.key not in copies}
+        # replaced along a supersedes edge (this run's verdict or an earlier one that stands): a restatement the
+        # newer memory subsumes, or a copy folded into its canonical, is not a superseded fact
+        superseding = {(v.newer, v.older) for v in (judged.verdicts if judged else ())
+                       if v.relation is Relation.SUPERSEDES}
+        superseding |= {(e.source_key, e.target_key) for e in scanned.prior.edges.values()
+                        if e.edge_type is EdgeType.SUPERSEDES and e.in_force}
+        replaced = {m.key: m.superseded_by for m in tiered.metas
+                    if m.superseded_by and m.key not in copies and (m.superseded_by, m.key) in superseding}
         by_key = {m.key: m for m in scanned.memories}
         members = [by_key[k] for s in summaries.values() for k in s.source_keys if k in replaced and k in by_key]
         if self._traits is not None:

@@ -232,3 +232,37 @@ def test_a_decision_captured_again_after_its_replacement_is_still_listed_as_repl
             heads = {e.copy_of or e.key for e in again}
             assert all(next(h for h in index.entries if h.key == head).superseded_by for head in heads), fact.id
     assert recaptured  # the store holds a replaced decision captured again after its replacement
+
+
+def test_a_summary_lists_as_superseded_only_what_the_judge_replaced(repo: Repo, model: LocalMiniLM) -> None:
+    """Decisions about one subject, each adding to the others: no member is listed as superseded (the
+    summarizer used to list every older decision of a cluster), and a replaced one is listed once it is."""
+    repo.capture("decisions", "Payment webhook handlers must be idempotent", "Stripe retries deliveries.",
+                 when=NOW - 30 * DAY)
+    repo.capture("decisions", "Payment webhook retries are deduplicated by the event id",
+                 "Processed event ids are kept for 15 minutes.", when=NOW - 20 * DAY)
+    repo.capture("decisions", "Payment webhook handlers return 200 only after the idempotency check",
+                 "So a retried webhook never charges twice.", when=NOW - 10 * DAY)
+    repo.commit("tokens")
+    _, store = run(repo, model)
+    state = store.load_state()
+    assert state.summaries, "the three decisions form one summarized cluster"
+    assert all(not s.superseded_facts for s in state.summaries.values())
+    assert all(d.outcome == "current" for s in state.summaries.values() for d in s.decisions)
+    repo.capture("decisions", "Payment webhook retries are now deduplicated by the idempotency key instead of the "
+                 "event id", "Event ids repeat across accounts.", when=NOW - 1 * DAY)
+    repo.commit("shorter")
+    _, store = run(repo, model)
+    state = store.load_state()
+    replaced = {k for k, m in state.meta.items() if m.superseded_by}
+    listed = {fact for s in state.summaries.values() for fact in s.superseded_facts}
+    assert replaced and listed
+    assert all("event id" in fact for fact in listed)
+
+
+def test_a_second_run_over_an_unchanged_store_writes_nothing(store_of_facts: Repo, model: LocalMiniLM) -> None:
+    first, store = run(store_of_facts, model)
+    tips = {ref: store.git.tip(ref) for ref in ("refs/notes/mem-meta", EDGES_REF, SUMMARIES_REF)}
+    second, store = run(store_of_facts, model)
+    assert second.persisted is False
+    assert {ref: store.git.tip(ref) for ref in tips} == tips
