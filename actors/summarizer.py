@@ -132,8 +132,9 @@ class Summarizer(JoiningActor):
                 return written, usage, None
             why = f"summaries of {len(clusters)} clusters ({', '.join(c.id for c in clusters)}): {asked.why}"
         written = [
-            # the judge, running beside the summarizer, decides what is replaced: the persister lists it
-            extractive.summarize(cluster, members, superseded=set(),
+            # the lead is chosen among members no newer decision follows; what is listed as replaced is the
+            # judge's to say (the persister sets it from the run's supersessions: extractive.as_judged)
+            extractive.summarize(cluster, members, superseded=_older_decisions(members, traits, self._quality),
                                  run_id=run_id, now=now, summary_id=cluster.id, fallback_reason=why,
                                  quality=self._quality, traits=traits)
             for cluster, members in zip(clusters, groups)
@@ -178,3 +179,16 @@ def _pack(clusters: Sequence[Cluster], max_memories: int) -> list[list[Cluster]]
     if current:
         batches.append(current)
     return batches
+
+
+def _older_decisions(members: Sequence[Memory], traits: Mapping[str, ContentTraits],
+                     quality: QualityPolicy) -> set[str]:
+    """Decisions a newer, well-formed decision of the same cluster follows: never the lead of an extractive
+    summary, nor its key facts (a transcript fragment that mentions a decision follows nothing). Whether they are
+    replaced is the judge's to say: the persister lists a summary's superseded facts from its verdicts."""
+    decisions = sorted((m for m in members if m.namespace == "decisions"), key=lambda m: m.timestamp)
+    formed = [m for m in decisions if quality_score(quality, traits[m.key]) >= WELL_FORMED]
+    if not formed:
+        return set()
+    newest = formed[-1]
+    return {m.key for m in decisions if m.timestamp < newest.timestamp}

@@ -270,9 +270,6 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
             continue
         if own and sum(_holds(set(own), w) for w in held) * 2 >= len(held):
             continue  # the older memory itself replaced that thing: it does not assert it
-        new_value = _clean_old(change.new, cut=True)
-        if len(new_value) >= 3 and new_value.casefold() in older_text.casefold():
-            continue  # the older memory already holds the new value itself: it is not what the change replaced
         if _BOTH_SIDES.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
             continue  # "detect both old and new patterns": the older memory weighs the old and the new itself
         new_words = set(words(_clean_old(change.new, cut=True)))  # the new thing itself, not where it went

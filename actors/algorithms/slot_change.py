@@ -14,6 +14,8 @@ two statements with the same frame and different values are one slot changed, wh
 - exclusive or additive: a prefix or suffix, the tool used as or for something, a number, a default hold one value;
   what is added, included, imported or installed accumulates (two decorators both stand), and so does a value with
   no role.
+A rule turned round is a change only when it says so ("from now on", "going forward", "no longer", "instead"):
+"do not use Redis for sessions" beside "use Redis for sessions" with no word of change is a conflict to settle.
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import
 _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main|primary|preferred|default|only|"
                         r"standard|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
                         re.IGNORECASE)
+#: A rule turned round says so: without it two opposite rules are a conflict, not a change.
+_TURNED = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+today|starting\s+(?:today|now)|"
+                     r"henceforth|no\s+longer|any\s*more|instead|after\s+all|now|for\s+now|these\s+days|"
+                     r"reconsider\w*|revers\w*|chang\w*|updat\w*|switch\w*)\b", re.IGNORECASE)
 #: Sentence openers a capitalised word may be without being a name.
 _OPENERS = frozenset("I I'd I'm I've I'll We We'll Let's Now From Going Moving Please Also Always Never Use "
                      "Make Remember Additionally Firstly First Finally Well So And But Then When For In On At "
@@ -249,7 +255,8 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
     if a is None or b is None:
         return None
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
-        return SlotChange(a, b) if a.whole == b.whole else None
+        # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
+        return SlotChange(a, b) if a.whole == b.whole and _TURNED.search(newer) else None
     if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive or b.compound:
         return None  # the older's other clause still holds: replacing the memory whole would hide it
     if _values_equal(a.value, b.value):

@@ -27,9 +27,15 @@ def test_a_related_addition_is_compatible() -> None:
     assert judge_pair(new, old, 0.7).relation is Relation.COMPATIBLE
 
 
-def test_a_later_negation_of_the_same_rule_turns_it_round() -> None:
+def test_a_negation_of_the_same_claim_is_flagged_as_contradictory() -> None:
     old = memory("Use Redis for session caching", days=0)
     new = memory("Do not use Redis for session caching", "It loses sessions on restart.", days=3)
+    assert judge_pair(new, old, 0.85).relation is Relation.CONTRADICTORY
+
+
+def test_a_later_negation_said_as_a_change_turns_the_rule_round() -> None:
+    old = memory("Use Redis for session caching", days=0)
+    new = memory("From now on, do not use Redis for session caching", "It loses sessions on restart.", days=3)
     verdict = judge_pair(new, old, 0.85)
     assert verdict.relation is Relation.SUPERSEDES
     assert "turned round" in verdict.reason
