@@ -159,8 +159,12 @@ def replacement_recall(store: MemoryStore, labels: dict, copy_of: dict[str, str]
         ok = (newer, older) in superseding or superseded_by.get(older) == newer
         (found if ok else missed).append(item)
     total = len(found) + len(missed)
+    held = [i for i in found + missed if i.get("held_out")]
+    held_found = [i for i in found if i.get("held_out")]
     return {"labelled": total, "found": len(found), "recall": round(len(found) / total, 3) if total else None,
-            "missed": [m.get("why", "") for m in missed]}
+            "tuning": f"{len(found) - len(held_found)}/{total - len(held)}",
+            "held_out": f"{len(held_found)}/{len(held)}",
+            "missed": [m.get("why", "") for m in missed if not m.get("held_out")]}
 
 
 def question_scores(repo: Path, embedder, questions: list[dict], copy_of: dict[str, str]) -> dict:
@@ -168,6 +172,7 @@ def question_scores(repo: Path, embedder, questions: list[dict], copy_of: dict[s
     hits1 = hits5 = 0
     rr = 0.0
     misses = []
+    ranks: list[tuple[bool, int | None]] = []
     for q in questions:
         answers = {_canon(k, copy_of) for k in q["answers"]}
         hits = search(index, q["question"], limit=10, embedder=embedder)
@@ -185,11 +190,20 @@ def question_scores(repo: Path, embedder, questions: list[dict], copy_of: dict[s
         if rank is not None and rank <= 5:
             hits5 += 1
         rr += 1 / rank if rank else 0.0
-        if rank != 1:
+        if rank != 1 and not q.get("held_out"):
             misses.append({"question": q["question"], "rank": rank})
+        ranks.append((bool(q.get("held_out")), rank))
     n = len(questions)
+
+    def part(held: bool) -> dict:
+        got = [r for h, r in ranks if h == held]
+        return {"questions": len(got), "hit@1": round(sum(r == 1 for r in got) / len(got), 3) if got else None,
+                "hit@5": round(sum(r is not None and r <= 5 for r in got) / len(got), 3) if got else None,
+                "mrr": round(sum(1 / r for r in got if r) / len(got), 3) if got else None}
+
     return {"questions": n, "hit@1": round(hits1 / n, 3) if n else None, "hit@5": round(hits5 / n, 3) if n else None,
-            "mrr": round(rr / n, 3) if n else None, "misses": misses}
+            "mrr": round(rr / n, 3) if n else None, "tuning": part(False), "held_out": part(True),
+            "misses": misses}
 
 
 def main() -> int:
