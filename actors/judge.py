@@ -45,7 +45,8 @@ class SupersessionJudge(JoiningActor):
     memories / 60, not with pairs; otherwise the offline heuristic judges
     each pair, as it does every batch left once `llm_deadline` seconds of
     LLM work have passed. Copies of a capture are superseded by their
-    canonical (the newest copy).
+    canonical (the newest copy). A partial supersession (only part of the older is replaced) writes its edge
+    and leaves the older standing.
 
     A statement dates from its first copy: "older" and "newer" in a pair are
     by that date, so a decision re-captured verbatim after it was replaced
@@ -128,6 +129,8 @@ class SupersessionJudge(JoiningActor):
                 nursery.start_soon(one, index, pairs)
         superseded_by = dict(formed.duplicate_of)
         for verdict in sorted(verdicts, key=lambda v: (by_key[v.newer].timestamp, v.newer)):
+            if verdict.relation is Relation.SUPERSEDES and verdict.partial:
+                continue  # replaced in part: the edge says so, the memory still stands for the rest
             if verdict.relation is Relation.SUPERSEDES:
                 superseded_by[verdict.older] = verdict.newer
                 # the statement is replaced, with every copy of it: a verbatim re-capture after the change is
@@ -144,6 +147,12 @@ class SupersessionJudge(JoiningActor):
             e.target_key for e in withdrawn
             if e.edge_type is not EdgeType.CONTRADICTS and e.target_key not in superseded_by
             and (before := scanned.prior.meta.get(e.target_key)) is not None and before.superseded_by == e.source_key
+        }
+        # replaced only in part now: an earlier run's full supersession of the pair no longer hides the memory
+        released |= {
+            v.older for v in verdicts
+            if v.relation is Relation.SUPERSEDES and v.partial and v.older not in superseded_by
+            and (before := scanned.prior.meta.get(v.older)) is not None and before.superseded_by == v.newer
         }
         await self.bus.publish(
             SupersessionsJudged(
@@ -268,7 +277,7 @@ def _newest_replacement(superseded_by: dict[str, str], copies: Mapping[str, str]
     gone = {e.id for e in withdrawn}
     for edge in prior.values():
         older, newer = edge.target_key, edge.source_key
-        if (edge.edge_type is not EdgeType.SUPERSEDES or not edge.in_force or edge.id in gone
+        if (edge.edge_type is not EdgeType.SUPERSEDES or edge.partial or not edge.in_force or edge.id in gone
                 or older not in superseded_by or newer not in by_key):
             continue
         if copies.get(older) == superseded_by[older]:

@@ -221,9 +221,9 @@ class Persister(JoiningActor):
         # replaced along a supersedes edge (this run's verdict or an earlier one that stands): a restatement the
         # newer memory subsumes, or a copy folded into its canonical, is not a superseded fact
         superseding = {(v.newer, v.older) for v in (judged.verdicts if judged else ())
-                       if v.relation is Relation.SUPERSEDES}
+                       if v.relation is Relation.SUPERSEDES and not v.partial}
         superseding |= {(e.source_key, e.target_key) for e in scanned.prior.edges.values()
-                        if e.edge_type is EdgeType.SUPERSEDES and e.in_force}
+                        if e.edge_type is EdgeType.SUPERSEDES and e.in_force and not e.partial}
         replaced = {m.key: m.superseded_by for m in tiered.metas
                     if m.superseded_by and m.key not in copies and (m.superseded_by, m.key) in superseding}
         by_key = {m.key: m for m in scanned.memories}

@@ -48,7 +48,7 @@ WORK = frozenset({"progress", "blockers"})
 DECIDED = frozenset({"decisions", "patterns"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 3
+RULES = 4
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
@@ -165,7 +165,8 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         slot = slot_change(statement(newer.summary, newer.body[:MAX_TEXT]),
                            statement(older.summary, older.body[:MAX_TEXT]))
         if slot is not None:
-            return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=slot.reason())
+            return Verdict(**base, relation=Relation.SUPERSEDES, partial=slot.partial, confidence=CONFIDENCE,
+                           reason=slot.reason())
     if similarity >= 0.6 and (denied := negated_claim(new_text, old_text) or negated_claim(old_text, new_text)):
         return Verdict(**base, relation=Relation.CONTRADICTORY, confidence=0.4,
                        reason=f"one memory negates what the other asserts: \"{denied}\"")

@@ -62,7 +62,8 @@ _DIRECTIVE = frozenset(words(
     "regarding declare declaring declared thing things last previous previously instruction instructed simply "
     "consistency consistent clarity readability maintain style aspect across codebase base align python "
     "re ll ve matter come good lower-case lowercase standardize standardise descriptive quick note reminder "
-    "main primary preferred default official go-to create creating initialize initializing write writing"))
+    "main primary preferred default official go-to create creating initialize initializing write writing "
+    "standardizing standardized standardising standardised continue continuing adopt adopting"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
 _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
@@ -116,7 +117,7 @@ class Slot:
     sentence: str
     #: the frame with the value left in: what a rule turned round is compared by ("never use Zoom for calls")
     whole: frozenset[str] = frozenset()
-    #: read from one clause of a sentence that holds another slot too: it may replace, it is never replaced whole
+    #: read from one clause of a sentence that holds another slot too: when replaced, only in part
     compound: bool = False
 
     @property
@@ -136,14 +137,21 @@ class SlotChange:
     newer: Slot
     older: Slot
 
+    @property
+    def partial(self) -> bool:
+        """The older statement holds another slot too ("start with 'f_' and end with '_g'"): replaced in part, it
+        still stands for the rest."""
+        return self.older.compound
+
     def reason(self) -> str:
         slot = " ".join(sorted(self.newer.frame))
         if self.newer.positive != self.older.positive:
             slot = " ".join(sorted(self.newer.whole))
             return (f"the same rule turned round ({slot}): '{self.older.shown()}' -> '{self.newer.shown()}'; "
                     "one of the two holds")
+        part = "; the older's other clause still holds" if self.partial else ""
         return (f"a new value for the same slot ({slot}): '{self.older.value}' -> '{self.newer.value}'; "
-                "the slot holds one value (exclusive)")
+                f"the slot holds one value (exclusive){part}")
 
 
 def _frame(text: str, values: list[str]) -> frozenset[str]:
@@ -257,8 +265,8 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
         return SlotChange(a, b) if a.whole == b.whole and _TURNED.search(newer) else None
-    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive or b.compound:
-        return None  # the older's other clause still holds: replacing the memory whole would hide it
+    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
+        return None
     if _values_equal(a.value, b.value):
         return None
     return SlotChange(a, b)
