@@ -14,7 +14,9 @@ its value, most like the instruction's text), its body the mentor's whole turn (
 turn share it). The data set's own labels say which instruction each is and which version: a later version of a
 topic replaces the earlier. Consolidated offline (local MiniLM, no LLM), then scored:
 - precision of the hiding edges (supersedes; subsumes that are not copies) between instruction memories: right
-  when both are the same topic and the source is later (a restatement of the same value may subsume);
+  when both are the same topic and the source is later (a restatement of the same value may subsume). The data
+  set gives each memory one topic; a mentor's sentence stating two ("start with 'm_' and end with '_x'") is
+  replaced in part by a new value of its other topic: counted wrong, and apart (`edges_wrong_partial`);
 - update recall: an update (a topic's value changed) counts found when it supersedes an earlier memory of its
   topic holding another value;
 - current value first: for each topic that changed, recall asked the topic's frame (its text without the value)
@@ -195,7 +197,8 @@ def write_repository(path: Path, dialogue: Dialogue) -> None:
 def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
     """(source, target) of supersedes and non-copy subsumes edges; memory key -> the key superseding it."""
     state = MemoryStore(GitStore(path)).load_state()
-    edges = {(e.source_key, e.target_key): e.reason for e in state.edges.values() if e.in_force and (
+    edges = {(e.source_key, e.target_key): ("(partial) " if e.partial else "") + e.reason
+             for e in state.edges.values() if e.in_force and (
         e.edge_type is EdgeType.SUPERSEDES
         or (e.edge_type is EdgeType.SUBSUMES and not e.reason.startswith("duplicate:")))}
     return edges, {k: m.superseded_by for k, m in state.meta.items() if m.superseded_by}
@@ -204,7 +207,7 @@ def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
 def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: datetime) -> dict:
     by_key = {i.key: i for i in dialogue.instructions}
     edges, _ = hiding_edges(path)
-    right = wrong = 0
+    right = wrong = partial_wrong = 0
     wrong_rows = []
     for (source, target), reason in edges.items():
         a, b = by_key.get(source), by_key.get(target)
@@ -213,6 +216,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         ok = a.topic == b.topic and (a.session, a.order) >= (b.session, b.order)
         right += ok
         wrong += not ok
+        partial_wrong += not ok and reason.startswith("(partial)")
         if not ok:
             wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r} [{reason[:90]}]")
     updates = found = 0
@@ -262,7 +266,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         for e in events:
             if e.version != current.version and any(_norm(e.summary)[:60] in _norm(line) for line in lines):
                 shown += 1
-    return {"edges_right": right, "edges_wrong": wrong, "updates": updates, "updates_found": found,
+    return {"edges_right": right, "edges_wrong": wrong, "edges_wrong_partial": partial_wrong, "updates": updates, "updates_found": found,
             "topics_changed": asked, "current_first": first, "replaced_in_block": shown,
             "wrong": wrong_rows, "missed": missed_rows}
 

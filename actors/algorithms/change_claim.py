@@ -138,7 +138,8 @@ def _same(a: str, b: str) -> bool:
     return len(a) >= PREFIX and len(b) >= PREFIX and a[:PREFIX] == b[:PREFIX]
 
 
-def _holds(pool: set[str], word: str) -> bool:
+def holds(pool: set[str], word: str) -> bool:
+    """Whether `pool` (normalised words) holds `word` or a word of the same stem (its first letters)."""
     return word in pool or any(_same(word, w) for w in pool)
 
 
@@ -208,7 +209,7 @@ def _other_value(change: Change, older_words: set[str], older_text: str) -> str 
     """The value an older memory gives the setting `change` sets: another number in the same unit, when it
     holds the setting's words (at least two, and half of them) and not the new value."""
     wanted = words(change.subject)
-    held = [w for w in wanted if _holds(older_words, w)]
+    held = [w for w in wanted if holds(older_words, w)]
     new = _NUMBER_UNIT.match(change.new)
     if new is None or len(held) < max(2, (len(wanted) + 1) // 2):
         return None
@@ -261,14 +262,14 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
         if change.setting:
             value = _other_value(change, older_words, asserted(older_text))
             if value is not None:
-                return Match(change, (value,), tuple(w for w in words(change.subject) if _holds(older_words, w)))
+                return Match(change, (value,), tuple(w for w in words(change.subject) if holds(older_words, w)))
             continue
         wanted = words(change.old)
-        held = [w for w in wanted if _holds(older_words, w)]
+        held = [w for w in wanted if holds(older_words, w)]
         numbers = [w for w in wanted if _DIGIT.search(w)]
         if len(held) * 2 < len(wanted) or any(n not in older_words for n in numbers):
             continue
-        if own and sum(_holds(set(own), w) for w in held) * 2 >= len(held):
+        if own and sum(holds(set(own), w) for w in held) * 2 >= len(held):
             continue  # the older memory itself replaced that thing: it does not assert it
         if _BOTH_SIDES.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
             continue  # "detect both old and new patterns": the older memory weighs the old and the new itself
@@ -277,18 +278,18 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
             w for s in _SPLIT.split(newer_text) if new_words and new_words & set(words(s)) for w in words(s)}
         subject = words(change.subject)
         if subject:
-            tie = [w for w in subject if _holds(older_words, w)]
-            if not tie and not (older_head and all(_holds(set(wanted), w) for w in older_head)):
+            tie = [w for w in subject if holds(older_words, w)]
+            if not tie and not (older_head and all(holds(set(wanted), w) for w in older_head)):
                 continue  # the older memory is about something else; unless all it says is the thing ("Use MySQL 5.7")
         else:
-            tie = sorted({w for w in older_head if _holds(focus, w)})
+            tie = sorted({w for w in older_head if holds(focus, w)})
             raw = [t for t in _TOKEN.findall(change.old)]
-            named = any(_name_like(t, i == 0 and change.sentence.lstrip().startswith(t)) and _holds(older_words, _norm(t))
+            named = any(_name_like(t, i == 0 and change.sentence.lstrip().startswith(t)) and holds(older_words, _norm(t))
                         for i, t in enumerate(raw))
             if len(tie) < 2 and not named:
                 continue
-        elsewhere = any(not any(_holds(older_words, w) for w in scope) for scope in _scopes(change.sentence))
-        own_place = any(not any(_holds(focus, w) for w in scope) for scope in _scopes(older_summary))
+        elsewhere = any(not any(holds(older_words, w) for w in scope) for scope in _scopes(change.sentence))
+        own_place = any(not any(holds(focus, w) for w in scope) for scope in _scopes(older_summary))
         if elsewhere and own_place:
             continue  # each names its own scope: "in the load-test script" is not "for outgoing HTTP calls"
         return Match(change, tuple(dict.fromkeys(held)), tuple(dict.fromkeys(tie)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memactors.actors.algorithms.change_claim import _holds, words
+from memactors.actors.algorithms.change_claim import holds, words
 
 FIXED = re.compile(
     r"\b(?:fixed|resolved|unblocked|now\s+(?:fully\s+)?(?:functional|working|works|passes|passing|running|succeeds)|"
@@ -38,7 +38,7 @@ def resolved_problem(newer_summary: str, older_summary: str, older_namespace: st
         return None
     problem = [w for w in dict.fromkeys(words(older_summary)) if w not in _STATE_WORDS and len(w) >= 3]
     fix = set(words(newer_summary))
-    shared = tuple(w for w in problem if _holds(fix, w))
+    shared = tuple(w for w in problem if holds(fix, w))
     if len(shared) < MIN_SHARED or len(shared) < SHARE * len(problem):
         return None
     return shared
