@@ -24,6 +24,7 @@ from memactors.events.edge import EdgeType
 from tests.actors.test_semantic_pipeline import run as run_offline
 from tests.actors.test_semantic_pipeline import store_of_facts  # noqa: F401 - fixture
 from tests.conftest import NOW, Repo
+from tests.actors.test_semantic_pipeline import DAY
 from tests.cooperative_model import PAIR, cooperative
 from tests.fake_openai import FakeOpenAI
 
@@ -256,3 +257,19 @@ def test_the_llm_judges_link_for_compatible_pairs_becomes_a_typed_link_it_found(
         _, store = run(store_of_facts, model, server, full=True)
     assert not [e for e in store.load_state().edges.values() if e.is_link and e.found_by == "openai"
                 and e.consolidation_run_id != links[0].consolidation_run_id]
+
+
+def test_the_llm_judge_is_asked_the_slot_pairs_and_the_slot_question(repo: Repo, model) -> None:
+    """An update that does not name the old value reaches the LLM judge as a pair, with the question put to it."""
+    repo.capture("decisions", "We use Jira as our project management tool", "Boards per team.", when=NOW - 30 * DAY)
+    repo.capture("learnings", "Payment webhook retries must be idempotent", "Stripe retries.", when=NOW - 20 * DAY)
+    repo.commit("first")
+    repo.capture("decisions", "From now on, use Asana as the project management tool", "Cheaper seats.",
+                 when=NOW - 2 * DAY)
+    repo.commit("later")
+    with FakeOpenAI(responder=cooperative) as server:
+        run(repo, model, server)
+        judged = [r for r in server.chat_requests() if "same slot another value" in r["messages"][0]["content"]]
+    assert judged, "the judge's system prompt puts the slot question"
+    asked = judged[0]["messages"][-1]["content"]
+    assert "Jira" in asked and "Asana" in asked
