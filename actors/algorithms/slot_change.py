@@ -41,9 +41,13 @@ _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks e
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
-_ROLE = re.compile(r"\b(?:use|using|adopt|pick|choose|go\s+with|stick\s+with|switch\s+to|rely\s+on)\s+"
-                   r"(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){1,40}?)\s+(?:as|for)\s+(?P<role>[^,.;:!?]{3,60})",
-                   re.IGNORECASE)
+_USE = (r"(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
+        r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on)")
+_ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
+                   r"(?P<role>[^,.;:!?]{3,60})", re.IGNORECASE)
+#: The role said first: "For project management, I'd like you to use Monday."
+_ROLE_FIRST = re.compile(rf"^(?:for|regarding|as\s+for|when\s+it\s+comes\s+to)\s+(?P<role>[^,.;:!?]{{3,60}}),"
+                         rf".*?\b{_USE}\s+(?P<v>[^,.;:!?]{{1,40}})$", re.IGNORECASE)
 _NEGATIVE = re.compile(
     r"\b(?:never|avoid\w*|refrain\w*|stop\w*\s+(?:using|doing)|no\s+longer|don'?t|do\s+not|must\s+not|should\s+not|"
     r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|not)\b(?!\s+(?:hesitate|"
@@ -208,7 +212,7 @@ def slot_of(sentence: str) -> Slot | None:
         return None
     positive = _NEGATIVE.search(text) is None
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
-    role = _ROLE.search(text)
+    role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
     exclusive = False
     role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
