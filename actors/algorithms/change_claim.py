@@ -73,7 +73,6 @@ _DIGIT = re.compile(r"\d")
 PREFIX = 5
 
 
-_BOTH_SIDES = re.compile(r"\b(?:old|legacy|previous|former)\b", re.IGNORECASE)
 _OLD = re.compile(r"\b(?:old|legacy|previous|former)\b", re.IGNORECASE)
 _NEW = re.compile(r"\b(?:new|current|modern)\b", re.IGNORECASE)
 _ARROW = re.compile(r"->|→|=>")
@@ -271,7 +270,7 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
             continue
         if own and sum(holds(set(own), w) for w in held) * 2 >= len(held):
             continue  # the older memory itself replaced that thing: it does not assert it
-        if _BOTH_SIDES.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
+        if _OLD.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
             continue  # "detect both old and new patterns": the older memory weighs the old and the new itself
         new_words = set(words(_clean_old(change.new, cut=True)))  # the new thing itself, not where it went
         focus = set(words(newer_summary)) | set(words(change.sentence)) | {

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memactors.actors.algorithms.change_claim import changes, words
-from memactors.actors.algorithms.heuristic_judge import MAX_TEXT, family, prose
+from memactors.actors.algorithms.heuristic_judge import DECIDED, MAX_TEXT, family, prose
 from memactors.actors.algorithms.resolution import FIXED
 from memactors.actors.algorithms.slot_change import frame_keys
 from memactors.actors.algorithms.task_progress import task_of
@@ -55,18 +55,18 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
         if family(m.namespace) == "work":
             continue
         for change in changes(texts[m.key]):
-            known = [w for w in set(words(change.old)) if 0 < len(holders.get(w, ())) <= COMMON]
+            known = [w for w in dict.fromkeys(words(change.old)) if 0 < len(holders.get(w, ())) <= COMMON]
             if not known:
                 continue
-            rarest = min(known, key=lambda w: len(holders[w]))
+            rarest = min(known, key=lambda w: (len(holders[w]), w))
             for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
                 pairs.setdefault((m.key, older.key), (m, older))
     for m in statements:  # a fix with the earlier problems holding the rarest word of its summary
         if FIXED.search(m.summary):
-            known = [w for w in set(words(m.summary)) if 0 < len(holders.get(w, ())) <= COMMON]
+            known = [w for w in dict.fromkeys(words(m.summary)) if 0 < len(holders.get(w, ())) <= COMMON]
             if known:
-                rarest = min(known, key=lambda w: len(holders[w]))
-                for older in before(m, holders[rarest]):
+                rarest = min(known, key=lambda w: (len(holders[w]), w))
+                for older in before(m, [o for o in holders[rarest] if o.namespace not in DECIDED]):
                     pairs.setdefault((m.key, older.key), (m, older))
     for holders_of_slot in slots.values():  # the same slot: the latest earlier statements of it
         for m in holders_of_slot:

@@ -2,9 +2,11 @@
 
 "LSP tool unavailable due to a race condition bug" then "LSP tool is now fully functional - race condition bug
 resolved"; "Hooks collect metrics but don't push them to OTLP" then "Fixed hook metrics not pushing to OTLP". The
-older memory states a problem in the present (a blocker, or "blocking", "unavailable", "doesn't", "fails"), the
-newer one says it is fixed, resolved or working now, and most of what the problem is about is named by both. An
-explanation of why a fault happened ("commands were not updated") is not a standing problem: a fix leaves it true.
+older memory states a problem in the present (a blocker, or "blocking", "unavailable", "fails"; "doesn't" only in a
+blocker or a learning), the newer one says it is fixed ("Fixed ...", "is fixed", not "a fixed size"), resolved or
+working now, and most of what the problem is about is named by both. An explanation of why a fault happened
+("commands were not updated") is not a standing problem: a fix leaves it true; nor is a decision or a pattern: a
+fix carries it out.
 """
 
 from __future__ import annotations
@@ -14,12 +16,22 @@ import re
 from memactors.actors.algorithms.change_claim import holds, words
 
 FIXED = re.compile(
-    r"\b(?:fixed|resolved|unblocked|now\s+(?:fully\s+)?(?:functional|working|works|passes|passing|running|succeeds)|"
-    r"works\s+now|(?:is|are)\s+(?:now\s+)?working|no\s+longer\s+(?:blocked|failing|broken|stale|missing))\b",
+    r"(?:^|\n)[^\w\n]*fixed\b|\b(?:is|are|was|were|been|got)\s+(?:now\s+)?(?:fixed|resolved)\b|\bresolved\b|"
+    r"\bunblocked\b|\bnow\s+(?:fully\s+)?(?:functional|working|works|passes|passing|running|succeeds)\b|"
+    r"\bworks\s+now\b|\b(?:is|are)\s+(?:now\s+)?working\b|\bno\s+longer\s+(?:blocked|failing|broken|stale|missing)\b",
     re.IGNORECASE)
+#: A problem stated as how things stand ("blocking", "unavailable", "fails").
 _PROBLEM = re.compile(
-    r"\b(?:block(?:s|ing|er)?|unavailable|broken|fails?|failing|doesn'?t|don'?t|can'?t|cannot|not\s+working|"
-    r"(?:is|are)\s+(?:stale|missing|down)|crash(?:es|ing)?|hangs?|errors?\s+on)\b", re.IGNORECASE)
+    r"\b(?:block(?:s|ing|er)?|unavailable|broken|fails?|failing|not\s+working|(?:is|are)\s+(?:stale|missing|down)|"
+    r"crash(?:es|ing)?|hangs?|errors?\s+on)\b", re.IGNORECASE)
+#: "doesn't push", "can't reach": a problem only where problems are recorded (blockers, learnings); in a decision
+#: or a plan it is a rule ("don't use mocks").
+_NOT_DOING = re.compile(r"\b(?:doesn'?t|don'?t|can'?t|cannot)\b", re.IGNORECASE)
+_PROBLEM_NAMESPACES = frozenset({"blockers", "learnings"})
+#: What was decided is never made stale by a fix: the fix carries it out ("Fixed flaky tests by removing mocks").
+_DECIDED = frozenset({"decisions", "patterns"})
+
+
 #: Words that say how things stand, not what the problem is about.
 _STATE_WORDS = frozenset(words(
     "block blocks blocking blocker unavailable broken fail fails failing fixed resolved working works functional "
@@ -32,9 +44,11 @@ SHARE = 0.5
 
 def resolved_problem(newer_summary: str, older_summary: str, older_namespace: str) -> tuple[str, ...] | None:
     """The words tying a fix (`newer_summary`) to the standing problem it resolves (`older_summary`), or None."""
-    if not FIXED.search(newer_summary) or FIXED.search(older_summary):
+    if older_namespace in _DECIDED or not FIXED.search(newer_summary) or FIXED.search(older_summary):
         return None
-    if older_namespace != "blockers" and not _PROBLEM.search(older_summary):
+    standing = older_namespace == "blockers" or _PROBLEM.search(older_summary) is not None or (
+        older_namespace in _PROBLEM_NAMESPACES and _NOT_DOING.search(older_summary) is not None)
+    if not standing:
         return None
     problem = [w for w in dict.fromkeys(words(older_summary)) if w not in _STATE_WORDS and len(w) >= 3]
     fix = set(words(newer_summary))

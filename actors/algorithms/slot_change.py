@@ -36,7 +36,8 @@ _DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s
 _ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|and|or|as|"
                        r"going|moving|instead|from)\b.*$", re.IGNORECASE)
 #: A role that names only where something applies ("for your projects", "for all work"): no role.
-_SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team"))
+_SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team related "
+                               "our your"))
 #: An identifier written without quotes: @timer, snake_case names.
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
@@ -55,19 +56,21 @@ _NEGATIVE = re.compile(
     re.IGNORECASE)
 #: Words that say a sentence is an instruction, or how strongly, not what it is about.
 _DIRECTIVE = frozenset(words(
-    "always never from now on going forward moving onward ahead well okay ok so first firstly second secondly "
+    "always never from now on going forward moving onward ahead well okay ok so firstly secondly "
     "additionally also finally lastly please ensure make sure remember want wanted wish like prefer expect need "
     "needs required require requires insist important importance emphasize emphasise stress recommend suggest "
     "encourage ask asking habit practice start starting begin beginning follow following convention standard "
     "standards rule rules guideline guidelines coding code team company our yours everyone engineers developers "
-    "update updated change changed new instead now today moment point onwards let's lets focus get would "
+    "update updated change changed instead now today moment point onwards let's lets focus get would "
     "key particular specific specifically just really definitely certainly absolutely here there especially "
     "avoid avoiding refrain stop disable without not don't do does never similarly likewise another regard "
     "regarding declare declaring declared thing things last previous previously instruction instructed simply "
-    "consistency consistent clarity readability maintain style aspect across codebase base align python "
+    "consistency consistent clarity readability maintain style aspect across align "
     "re ll ve matter come good lower-case lowercase standardize standardise descriptive quick note reminder "
-    "main primary preferred default official go-to create creating initialize initializing write writing "
-    "standardizing standardized standardising standardised continue continuing adopt adopting"))
+    "create creating initialize initializing standardizing standardized standardising standardised continue "
+    "continuing adopt adopting"))
+#: What makes a role exclusive, not what the role is: "as your main computer" = "as our primary computer".
+_ROLE_ADJECTIVES = frozenset(words("main primary preferred default official go-to standard only"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
 _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
@@ -76,11 +79,11 @@ _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end
 _STYLE = re.compile(r"(?i)^(?:all\s+)?(?:snake_case|camelcase|pascalcase|kebab-case|upper\s*case|lower\s*case|"
                     r"screaming_snake_case|title\s*case)$")
 #: After these a sentence gives its reason, not its instruction.
-_REASON = re.compile(r"\s*(?:,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
+_REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|in\s+order|even\s+if|for\s+(?:consistency|"
-                     r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as)\b.*$",
-                     re.IGNORECASE | re.DOTALL)
+                     r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as)\b",
+                     re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
                        r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition)\b", re.IGNORECASE)
 _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main|primary|preferred|default|only|"
@@ -89,13 +92,21 @@ _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main
 #: A rule turned round says so: without it two opposite rules are a conflict, not a change.
 _TURNED = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+today|starting\s+(?:today|now)|"
                      r"henceforth|no\s+longer|any\s*more|instead|after\s+all|now|for\s+now|these\s+days|"
-                     r"reconsider\w*|revers\w*|chang\w*|updat\w*|switch\w*)\b", re.IGNORECASE)
+                     r"reconsider\w*|revers\w*)\b", re.IGNORECASE)
 #: Sentence openers a capitalised word may be without being a name.
 _OPENERS = frozenset("I I'd I'm I've I'll We We'll Let's Now From Going Moving Please Also Always Never Use "
                      "Make Remember Additionally Firstly First Finally Well So And But Then When For In On At "
                      "Okay OK Our The A An This That These It Its Specifically Whenever Just Don't Do".split())
 
 
+#: A value used for a role is a name or two ("Google Meet", "a Windows laptop"), not a configuration ("structlog
+#: with JSON output").
+MAX_ROLE_VALUE = 3
+#: A setting's name ("max_connections", "pool.size") and the value it is set to.
+_SETTING_NAME = re.compile(r"^[A-Za-z][\w.-]*[_.][\w.-]*$")
+_SET_TO = re.compile(r"\b(?:to|=|at)\s+(\d[\d.,]*(?:\s*(?:%|[a-z]+))?)\b", re.IGNORECASE)
+#: Longer sentences are not read for a slot (bounded cost, and a slot is stated in a short clause).
+MAX_SENTENCE = 300
 #: "I need you to ensure ...": the instruction itself, not its reason.
 _ASKED = frozenset("you me us yourself like want wanted need needs asked ask".split())
 
@@ -196,19 +207,27 @@ def _first_clause(text: str, value: str) -> Slot | None:
 
 
 def _role_words(role: str) -> set[str]:
-    """What a role is: its head words without determiners or what follows ("all your video calls related to
-    our project" -> video, call); empty when it only names a scope ("your projects")."""
-    head = _ROLE_END.sub("", _DETERMINERS.sub("", role.strip()))
-    found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK
-    return set() if not found or found <= _SCOPE_WORDS else found
+    """What a role is: its words without determiners, without what only makes it exclusive (main, primary) and
+    without a scope that says nothing ("all your video calls related to our project" -> video, call); a scope
+    that names a place stays ("for dependency management in the legacy service": it is that service's slot).
+    Empty when the role only names a scope ("your projects")."""
+    role = _DETERMINERS.sub("", role.strip())
+    head = _ROLE_END.sub("", role)
+    found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES
+    if not found or found <= _SCOPE_WORDS:
+        return set()
+    scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES
+    return found | {f"in:{w}" for w in scope}
 
 
 @lru_cache(maxsize=1 << 14)
 def slot_of(sentence: str) -> Slot | None:
     """The slot one sentence fills, or None when it names no frame worth comparing (questions, hedges, long
     sentences: a slot is stated in a short clause)."""
+    if len(sentence) > MAX_SENTENCE:  # a slot is stated in a short clause; a long text costs nothing to refuse
+        return None
     text = _without_reason(sentence.strip()).strip().rstrip(".!")
-    if not text or text.endswith("?") or len(text) > 240:
+    if not text or text.endswith("?"):
         return None
     positive = _NEGATIVE.search(text) is None
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
@@ -222,9 +241,10 @@ def slot_of(sentence: str) -> Slot | None:
         exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
     elif role is not None and has_role and words(role["v"]):
         values = [role["v"].strip()]
-        exclusive = True
-        # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls")
-        return Slot(frame=frozenset(role_words), value=values[0], positive=positive, exclusive=True,
+        # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
+        # one used as well ("we also use Hypothesis for testing") adds to it
+        return Slot(frame=frozenset(role_words), value=values[0], positive=positive,
+                    exclusive=_ADDITIVE.search(text) is None and len(words(values[0])) <= MAX_ROLE_VALUE,
                     sentence=sentence, whole=_frame(text, []))
     elif names := _names(text):
         values = names
@@ -234,6 +254,11 @@ def slot_of(sentence: str) -> Slot | None:
         exclusive = True
     if values and all(_STYLE.match(v) for v in values):
         exclusive = True
+    if quoted and all(_SETTING_NAME.search(q) for q in quoted) and (setting := _SET_TO.search(text)) is not None:
+        # "set `max_connections` to 100": the quoted name is what is set (the frame), the number its value
+        frame = _frame(text, [setting[1]])
+        return Slot(frame=frame, value=setting[1], positive=positive, exclusive=True, sentence=sentence,
+                    whole=_frame(text, [])) if len(frame) >= 2 else None
     if len({v.casefold() for v in quoted}) > 1 and (first := _first_clause(text, quoted[0])) is not None:
         return first  # "start argument names with 'h_' and end them with '_j'": the clause that names its subject
     if _ADDITIVE.search(text) or len({v.casefold() for v in quoted}) > 1:
@@ -268,12 +293,18 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
         return None
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
-        return SlotChange(a, b) if a.whole == b.whole and _TURNED.search(newer) else None
+        return SlotChange(a, b) if a.whole == b.whole and len(a.whole) >= 2 and _TURNED.search(newer) else None
     if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
-    if _values_equal(a.value, b.value):
+    if _values_equal(a.value, b.value) or _refines(a.value, b.value):
         return None
     return SlotChange(a, b)
+
+
+def _refines(a: str, b: str) -> bool:
+    """One value is the other said more fully ("structlog with JSON output" / "structlog"): no new value."""
+    wa, wb = set(words(a)), set(words(b))
+    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
 
 
 def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:

@@ -39,7 +39,7 @@ def state_of(text: str) -> int | None:
 _GENERIC = frozenset("""task phase step milestone story ticket issue stage spec specification project work note notes
 update updated status progress complete completed completion done finished finish closed close closing out started
 start starting begin in of for the a an and to on with all tasks implementation implemented plan planning approved
-review reviewed created""".split())
+review reviewed created test tests testing fix fixes fixed api code""".split())
 _TOPIC = re.compile(r"^\s*([\w .-]{1,40}?)\s*:\s")
 
 
@@ -59,7 +59,10 @@ def same_area(newer: str, older: str) -> bool:
     topic_new, topic_old = _TOPIC.match(first_new), _TOPIC.match(first_old)
     if topic_new and topic_old and not _TASK.search(topic_new[1]) and not _TASK.search(topic_old[1]):
         return topic_new[1].strip().lower() == topic_old[1].strip().lower()
-    return bool(subject_words(first_new) & subject_words(first_old))
+    new_words, old_words = subject_words(first_new), subject_words(first_old)
+    if not new_words and not old_words:
+        return True  # "Task 2.1 in progress" then "Task 2.1 complete": nothing names another area
+    return bool(new_words & old_words)
 
 
 def later_state(newer: str, older: str) -> str | None:

@@ -105,3 +105,44 @@ def test_two_instructions_given_in_one_turn_are_two_memories() -> None:
     new = memory("Also add the '@validate' decorator from the 'pedantic' module to all your functions.", turn,
                  days=0)
     assert judge_pair(new, old, 0.96).relation is Relation.COMPATIBLE
+
+
+def test_a_tool_used_as_well_or_somewhere_else_replaces_nothing() -> None:
+    for old, new in (("Use pytest for testing", "We also use Hypothesis for testing"),
+                     ("Use uv for dependency management", "Use Poetry for dependency management in the legacy service"),
+                     ("Use GitHub Actions as the CI provider", "Use CircleCI as the CI provider for the iOS app"),
+                     ("Use structlog for logging", "Use structlog with JSON output for logging")):
+        assert judge_pair(memory(new, days=3), memory(old, days=0), 0.8).relation is not Relation.SUPERSEDES, new
+
+
+def test_a_setting_name_is_the_slot_and_its_number_the_value() -> None:
+    old = memory("Set the default `max_connections` to 100", days=0)
+    assert judge_pair(memory("Set the default `pool_size` to 100", days=3), old, 0.8).relation is not Relation.SUPERSEDES
+    verdict = judge_pair(memory("Set the default `max_connections` to 200", days=3), old, 0.8)
+    assert verdict.relation is Relation.SUPERSEDES and "100" in verdict.reason and "200" in verdict.reason
+    assert slot_change("Set `max_connections` to 200", "Set `max_connections` to 100") is not None
+
+
+def test_a_fix_never_replaces_a_decision_and_a_fixed_size_is_no_fix() -> None:
+    decision = memory("Don't use mocks for database tests", days=0)
+    fix = memory("Fixed flaky database tests by removing mocks", days=3, ns="learnings")
+    assert judge_pair(fix, decision, 0.8).relation is not Relation.SUPERSEDES
+    problem = memory("Upload of large files fails with timeouts", days=0, ns="learnings")
+    chunked = memory("Uploads of large files use a fixed 5MB chunk size", days=3, ns="learnings")
+    assert judge_pair(chunked, problem, 0.8).relation is not Relation.SUPERSEDES
+    blocker = memory("Hooks collect metrics but don't push them to OTLP", days=0, ns="blockers")
+    fixed = memory("Fixed hook metrics not pushing to OTLP", days=1, ns="progress")
+    assert judge_pair(fixed, blocker, 0.8).relation is Relation.SUPERSEDES
+
+
+def test_bare_task_notes_still_chain() -> None:
+    assert judge_pair(_progress("Task 2.1 complete", 1), _progress("Task 2.1 in progress", 0), 0.9).relation \
+        is Relation.SUPERSEDES
+
+
+def test_hostile_whitespace_is_refused_not_backtracked() -> None:
+    """A long run of spaces once made the reason pattern backtrack for minutes; a sentence this long is no slot."""
+    from memactors.actors.algorithms.slot_change import slot_of
+
+    assert slot_of("Use x" + " " * 2000 + "y") is None
+    assert slot_of("Use x for builds" + ", so that" * 20 + " a") is not None  # short enough: read, reason cut
