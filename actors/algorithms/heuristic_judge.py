@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in, words
 from memactors.actors.algorithms.resolution import resolved_problem
-from memactors.actors.algorithms.slot_change import slot_change, slot_of, statement
+from memactors.actors.algorithms.slot_change import same_value, slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
 from memactors.events.memory import Memory
 from memactors.events.memory_text import prose_lines
@@ -110,22 +110,20 @@ def _without_negated(text: str) -> str:
 STATEMENT_OVERLAP = 0.6
 
 
-def _same_statement(newer: Memory, older: Memory) -> bool:
+def _same_statement(new_says: str, old_says: str) -> bool:
     """Whether two memories alike by embedding state the same thing: their statements (summaries, completed from
     the body), not a body they share: two instructions given in one turn are two memories."""
-    a = set(words(statement(newer.summary, newer.body[:MAX_TEXT])))
-    b = set(words(statement(older.summary, older.body[:MAX_TEXT])))
+    a, b = set(words(new_says)), set(words(old_says))
     if not a or not b:
         return True
     return len(a & b) >= STATEMENT_OVERLAP * min(len(a), len(b))
 
 
-def _different_slots(newer: Memory, older: Memory) -> bool:
+def _different_slots(new_says: str, old_says: str) -> bool:
     """Two statements about different slots ("function argument names" / "function names"), or the same slot
     with different values: however alike they read, neither restates the other."""
-    a = slot_of(statement(newer.summary, newer.body[:MAX_TEXT]))
-    b = slot_of(statement(older.summary, older.body[:MAX_TEXT]))
-    return a is not None and b is not None and (a.frame != b.frame or a.value.casefold() != b.value.casefold()
+    a, b = slot_of(new_says), slot_of(old_says)
+    return a is not None and b is not None and (a.frame != b.frame or not same_value(a.value, b.value)
                                                  or a.positive != b.positive)
 
 
@@ -134,6 +132,9 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
     """Classify `newer` against `older`; `statements` says whether each asserts something (see the module)."""
     base = {"newer": newer.key, "older": older.key, "provider": "offline"}
     new_text, old_text = prose(newer), prose(older)
+    # what each states: its summary, completed from the body when cut (read once for every rule below)
+    new_says = statement(newer.summary, newer.body[:MAX_TEXT])
+    old_says = statement(older.summary, older.body[:MAX_TEXT])
     new_tokens, old_tokens = _tokens(new_text), _tokens(old_text)
     new_claims, old_claims = statements
     if not (new_claims and old_claims):
@@ -162,19 +163,18 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         match = replaced_in(newer.summary, new_text, older.summary, old_text)
         if match is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
-        slot = slot_change(statement(newer.summary, newer.body[:MAX_TEXT]),
-                           statement(older.summary, older.body[:MAX_TEXT]))
+        slot = slot_change(new_says, old_says)
         if slot is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, partial=slot.partial, confidence=CONFIDENCE,
                            reason=slot.reason())
     if similarity >= 0.6 and (denied := negated_claim(new_text, old_text) or negated_claim(old_text, new_text)):
         return Verdict(**base, relation=Relation.CONTRADICTORY, confidence=0.4,
                        reason=f"one memory negates what the other asserts: \"{denied}\"")
-    if _different_slots(newer, older):
+    if _different_slots(new_says, old_says):
         return Verdict(**base, relation=Relation.COMPATIBLE, confidence=CONFIDENCE,
                        reason="both stand: they state different slots or values (the words around the value differ)")
     same_numbers = {t for t in new_tokens if _NUMBER.search(t)} == {t for t in old_tokens if _NUMBER.search(t)}
-    one_statement = _same_statement(newer, older)
+    one_statement = _same_statement(new_says, old_says)
     if same_numbers and one_statement and (similarity >= RESTATEMENT or (old_tokens and old_tokens <= new_tokens)):
         return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,
                        reason=f"near-identical content (cosine {similarity:.2f}); the newer restates the older")

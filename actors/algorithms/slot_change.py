@@ -296,7 +296,7 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
         return SlotChange(a, b) if a.whole == b.whole and len(a.whole) >= 2 and _TURNED.search(newer) else None
     if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
-    if _values_equal(a.value, b.value) or _refines(a.value, b.value):
+    if same_value(a.value, b.value) or _refines(a.value, b.value):
         return None
     return SlotChange(a, b)
 
@@ -319,5 +319,6 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     return tuple(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys)
 
 
-def _values_equal(a: str, b: str) -> bool:
+def same_value(a: str, b: str) -> bool:
+    """The same value, whatever its case or quotes ('_xt' / `_xt`)."""
     return a.casefold().strip(" '\"`") == b.casefold().strip(" '\"`")
