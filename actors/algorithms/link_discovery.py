@@ -9,9 +9,15 @@ their evidence, at least `MIN_WEIGHT`; no pair below `MIN_SIMILARITY` is linked,
 `RESTATEMENT`, or two that each hold nearly every word of the other's summary). Each memory keeps its
 `MAX_PER_MEMORY` strongest links.
 
+A shared file ties two pieces of work only when they were done together (the same commit, or captured within
+`SAME_WORK` of each other): across sessions a busy module is touched by unrelated changes, so there the pair needs
+words too.
+
 The type is read from what the two are (conservative: `relates_to` unless the text says more):
-- implements: a progress note about a decision's subject;
-- depends_on: the newer says it needs / requires / depends on / is blocked on what the older names;
+- implements: a progress note, later than the decision, about the decision's subject (writing a spec before it
+  is approved carries nothing out);
+- depends_on: the newer says it needs / requires / depends on / is blocked on what the older's summary names (at
+  least `NEEDS_NAMED` of the words right after the cue are words of that summary);
 - supports: a learning about a decision's subject that says it is the reason ("this is why", "which is why");
 - extends: the newer says it adds to the subject ("also", "in addition", "on top of").
 The newer memory is the source (a progress note or a learning the source against a decision).
@@ -24,7 +30,7 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,6 +53,10 @@ MIN_SIMILARITY = 0.45
 RESTATEMENT = 0.9
 #: A memory whose summary's words are this share of another's words restates it (see `RESTATEMENT`).
 RESTATED_SHARE = 0.75
+#: Two memories captured this close together (or on one commit) are one piece of work: a file both touch ties them.
+SAME_WORK = timedelta(hours=1)
+#: Words of the older's summary the clause after "needs" / "requires" must name for a depends_on.
+NEEDS_NAMED = 2
 #: Links kept per memory, strongest first.
 MAX_PER_MEMORY = 5
 #: Words kept per memory for matching (its rarest): bounds the work on long bodies.
@@ -162,7 +172,7 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
         if len(terms) >= MIN_SHARED_WORDS and mass[a] > 0 and mass[b] > 0:
             by_words = min(1.0, sum(idf[t] for t in terms) / math.sqrt(mass[a] * mass[b]))
         path, by_file = files.get(pair, ("", 0.0))
-        if by_file < MIN_FILE_EVIDENCE:
+        if by_file < MIN_FILE_EVIDENCE or not _same_work(candidates[a], candidates[b]):
             path, by_file = "", 0.0
         evidence = 1 - (1 - by_words) * (1 - by_file)
         if evidence == 0:
@@ -208,15 +218,31 @@ def _restates(said: set[str], other_words: frozenset[str]) -> bool:
     return len(said) >= 3 and len(said & other_words) >= RESTATED_SHARE * len(said)
 
 
+def _same_work(first: Candidate, second: Candidate) -> bool:
+    """Whether two memories were captured as one piece of work (one commit, or within `SAME_WORK`)."""
+    return (bool(first.commit) and first.commit == second.commit) \
+        or abs(first.first_seen - second.first_seen) <= SAME_WORK
+
+
+def _needs(text: str, summary: str) -> bool:
+    """Whether `text` says it needs what `summary` names: a cue, then (in the clause after it) `NEEDS_NAMED` of the
+    summary's words."""
+    named = {w for w in words(summary) if len(w) >= 4}
+    for cue in _DEPENDS.finditer(text):
+        clause = re.split(r"[.;:\n]", text[cue.end():cue.end() + 120], maxsplit=1)[0]
+        if len(named & {w for w in words(clause) if len(w) >= 4}) >= NEEDS_NAMED:
+            return True
+    return False
+
+
 def _typed(newer: Candidate, older: Candidate) -> tuple[Candidate, Candidate, EdgeType]:
     """(source, target, type): see the module."""
-    for doer, decision in ((newer, older), (older, newer)):
-        if doer.namespace in _PROGRESS and decision.namespace in _DECISIONS:
-            return doer, decision, EdgeType.IMPLEMENTS
+    if newer.namespace in _PROGRESS and older.namespace in _DECISIONS:
+        return newer, older, EdgeType.IMPLEMENTS
     for learner, decision in ((newer, older), (older, newer)):
         if learner.namespace in _LEARNINGS and decision.namespace in _DECISIONS and _SUPPORTS.search(learner.text):
             return learner, decision, EdgeType.SUPPORTS
-    if family(newer.namespace) == family(older.namespace) and _DEPENDS.search(newer.text):
+    if family(newer.namespace) == family(older.namespace) and _needs(newer.text, older.summary):
         return newer, older, EdgeType.DEPENDS_ON
     if newer.namespace == older.namespace and _EXTENDS.search(newer.text):
         return newer, older, EdgeType.EXTENDS
