@@ -123,8 +123,7 @@ def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str,
         lang["found"] += len(hits)
         lang["proposals"] += len(proposed)
         lang["right"] += len(good)
-        for why, count in report.get("unread", {}).items():
-            unread[why] += count
+        unread["not English"] += report.get("unread_foreign", 0)
         per_session.append({"repo": label["repo"], "language": language, "keepers": len(label["keepers"]),
                             "found": len(hits), "proposals": len(proposed), "right": len(good)})
         if show:

@@ -1,12 +1,24 @@
 """The offline proposer: memories worth keeping, read from a session's turns without a model.
 
 Conservative by design. It proposes only a complete statement that someone
-made as a memory: an explicit marker (`[decision] ...`, `▶ learned ───`
+made as a memory. Where a decision lives decides how it is read: the user's
+answer to the agent's question (each answer a decision, noting the option the
+agent recommended when another was chosen), a plan the user approved (its
+decision sections, one proposal each), the reason the user gave for rejecting
+a tool call and what the user typed while the agent worked (read as the user's
+own turns). In what was said: an explicit marker (`[decision] ...`, `▶ learned ───`
 blocks, `:::blocker` blocks, the markers git-notes-memory's users already
 type), a decision the user states ("let's use uv for dependencies", "from now
 on we ...", "we decided to ..."), a lesson the user states ("turns out ...",
 "TIL ..."), a blocker the user names, and a labelled conclusion of the agent
-("Decision: ...", "Root cause: ...", "The root cause was ..."). Never a
+("Decision: ...", "Root cause: ...", "The root cause was ..."), a cause or
+gotcha the agent states plainly ("found a bug: ...", "X isn't available in
+Node 18", "X only governs Y", "... by default"), and the user's rules and
+instructions ("I want the messages in French", "don't ...", "X must only
+...", "keep X pure"), wherever they stand in a sentence after a lead-in. A
+lead-in ending in ":" is read with the bullets it introduces; text
+hard-wrapped at a fixed width is rejoined before sentences are cut. A turn in
+another language than English is not read (counted by `foreign`). Never a
 question, a plan still hedged, a status update, a transient error, code, or
 the agent narrating its work; never a sentence cut to fit (a statement longer
 than a summary is kept only when its first clause stands alone).
@@ -84,6 +96,70 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 _CLAUSE_CUT = re.compile(r"\s+(?:because|since|as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
                          r"which|but)\s+", re.IGNORECASE)
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
+#: A user's rule or instruction, where a clause starts (the cue stays in the statement).
+_USER_RULE = re.compile(
+    r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+\w+"
+    # "I want the messages in French" (a requirement), not "I want to ..." (an intent) nor a task for the agent
+    r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just)\s+)?(?:want|need|like|prefer)|don'?t\s+want|do\s+not\s+want)\s+"
+    r"(?!to\b|it\b|this\b|that\b|you\s+to\b|a\s+way\b|help\b)"
+    r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b|that\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
+    r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer)\b"
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:is|are)\s+the\s+right\s+(?:call|choice|approach|default)\b"
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?(?:be|have|use|run"
+    r"|live|go|stay|create|call|return|take|hold|work|come)\b)",
+    re.IGNORECASE)
+#: "can we use X instead of Y?": a decision asked as a question.
+_INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+we\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+instead\s+of"
+                               r"\s+(.+?)\s*\?$", re.IGNORECASE)
+#: Where a clause starts inside a sentence: after a lead-in ("one more thing about the build — let's ...").
+_CLAUSE_START = re.compile(r"(?:\s[—–]\s|\s-\s|:\s|;\s|,\s(?:and\s|but\s|so\s)?|\.\s)")
+#: A cause or gotcha the agent states plainly (the whole sentence is the statement).
+_AGENT_CAUSE = re.compile(
+    r"\bfound\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)\b"
+    r"|\bthe\s+(?:real\s+)?(?:root\s+cause|cause|culprit|issue|problem|bug)\s+(?:is|was)\s+(?:that\s+)?\w+"
+    r"|\b(?:failure|error|crash|bug|problem)\s+comes?\s+from\b"
+    r"|\b(?:isn'?t|is\s+not|aren'?t|are\s+not|wasn'?t|was\s+not)\s+(?:available|supported)\s+(?:in|on|by|before|until)\b"
+    r"|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not|can'?t|cannot)\s+\w+(?:\s+\w+){0,4}\s+by\s+default\b"
+    r"|\b(?:only|by\s+default)\s+(?:ships|supports|works|covers|governs|affects|applies|accepts|reads|runs|skips)\b"
+    r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b",
+    re.IGNORECASE)
+_FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"
+                         r"(?:issue|problem|bug)\s+(?:is|was))\s*[:—–-]\s*", re.IGNORECASE)
+#: Lead-ins whose bullets are rules or decisions ("Decisions:", "Conventions:", "Requirements:").
+_LIST_LEAD = re.compile(r"\b(?:decisions?|decided|rules?|conventions?|requirements?|constraints?|guidelines?|"
+                        r"from\s+now\s+on|going\s+forward|agreed|confirmed)\b", re.IGNORECASE)
+#: What a user's rule or an agent's cause is not: the agent narrating, a one-off about this conversation, a
+#: statement that only introduces what follows ("The structure should be:").
+_NOT_KEPT = re.compile(r"\blet\s+me\b|\bi'?ll\b|\bi\s+will\b|\byou\s+(?:pasted|sent|provided|shared)\b"
+                       r"|\b(?:be|is|are|following|this|these|like)\W*$", re.IGNORECASE)
+#: A statement whose subject is only pointed at ("It should...", "This is...", "The above..."): in 30 days nobody
+#: knows what it was.
+_UNNAMED = re.compile(r"^(?:it|this|that|they|these|those|he|she|them|the\s+above|above|same)\b(?!['’]s\s+\w+\s+(?:to|that))",
+                      re.IGNORECASE)
+#: A rule stated by the user needs this many words to stand alone in 30 days.
+MIN_RULE_WORDS = 6
+#: Plan sections that hold decisions (an approved plan's stack, choices, conventions).
+_PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
+                           r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
+                           re.IGNORECASE)
+_BULLET_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.+)$")
+_LABELLED = re.compile(r"^(?:\*\*)?([^*:]{2,40}?)(?:\*\*)?\s*[:—–]\s*(?:\*\*)?\s*(.+)$")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+#: Text hard-wrapped at a fixed width: a line that does not end a sentence, continued on the next.
+_WRAP_END = re.compile(r"[.!?:;)`|]\s*$")
+_LIST_OR_BLOCK = re.compile(r"^\s*(?:[-*+•>|#]|\d+[.)]|```|$)")
+_ENGLISH = frozenset("""the a an to of and is in it that for we you this on with be are not do i my our your
+it's don't can will should must have has was were they what when how if or but so as at by from""".split())
+#: Common words of other languages written in Latin script (Spanish, Portuguese, French, Italian, German, Dutch,
+#: Czech, Polish, Indonesian...), none of them an English word.
+_OTHER = frozenset("""de la el los las del que por con para una es lo se su al más pero como muy también
+le les des est et pour dans une du qui pas sur avec il elle sont
+der die das und ist nicht mit für ein eine auch sich auf dem den zu von
+het een van niet voor zijn ook
+je že na jsem jako pro při nebo ale jak tak už jen které který
+nie jest się czy jak tak
+yang dan di ini itu untuk dengan tidak ada ke dari akan
+não uma com os em do da""".split())
 _SPECIFIC = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+[./_]\w+|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\b|--[\w-]+")
 
 
@@ -95,6 +171,7 @@ class SessionTurn:
     role: str
     text: str
     line: int
+    source: str = ""  # "" said; "answer", "plan", "rejection", "queued" (adapters/claude/transcript.py)
 
 
 @dataclass(frozen=True)
@@ -176,7 +253,7 @@ def _content(statement: str, rest: str) -> str:
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
               actionability: float, cue: str) -> RawProposal | None:
     statement = _capitalised(" ".join(statement.split()))
-    if not _statement_ok(statement):
+    if not _statement_ok(statement) or _UNNAMED.match(statement):
         return None
     summary = fit_summary(statement)
     if summary is None or chatter(summary) is not None:
@@ -223,39 +300,69 @@ def _explicit(turn: SessionTurn) -> list[RawProposal]:
     return found
 
 
+def _clauses(sentence: str):
+    """`sentence`, then what follows each lead-in inside it ("one more thing — let's ..."), at most four."""
+    yield sentence
+    bare = re.sub(r"^(?:but|and|so|also|then|yes|yeah|ok(?:ay)?)\b[,\s]+", "", sentence, flags=re.IGNORECASE)
+    if bare != sentence:
+        yield bare[:1].upper() + bare[1:]
+    for n, match in enumerate(_CLAUSE_START.finditer(sentence)):
+        if n >= 4:
+            return
+        rest = sentence[match.end():].strip()
+        if len(rest.split()) >= MIN_WORDS:
+            yield rest
+
+
 def _user(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = []
-    for sentence, rest in _sentences(turn.text):
-        decision = _USER_DECISION.match(sentence)
-        if decision:
-            dropped = next((g for g in decision.groups() if g), None)
-            statement = sentence[decision.end():] if dropped else sentence
-            general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|in\s+this)", dropped or "", re.IGNORECASE))
-            made = _proposal("decisions", statement, rest, turn, relevance=0.85,
-                             actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
-                             else 0.85, cue="user decision")
+    for whole, rest in _sentences(turn.text):
+        if whole.endswith(":"):
+            whole = whole.rstrip(":").rstrip() + "."  # a lead-in: its own statement, and the bullets it introduces
+        instead = next((m for clause in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
+        if instead:
+            made = _proposal("decisions", f"{instead.group(1)} {instead.group(2)} instead of {instead.group(3)}", rest,
+                             turn, relevance=0.85, actionability=0.85, cue="user change")
             if made:
                 found.append(made)
             continue
-        if _CHANGE_VERB.match(sentence) and changes(sentence):
-            made = _proposal("decisions", sentence, rest, turn, relevance=0.85, actionability=0.9,
-                             cue="user change")
-            if made:
-                found.append(made)
-            continue
-        learning = _USER_LEARNING.match(sentence)
-        if learning:
-            statement = sentence[learning.end():]
-            made = _proposal("learnings", statement, rest, turn, relevance=0.85, actionability=0.75,
-                             cue="user learning")
-            if made:
-                found.append(made)
-            continue
-        if _USER_BLOCKER.search(sentence):
-            made = _proposal("blockers", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="user blocker")
-            if made:
-                found.append(made)
+        for sentence in _clauses(whole):
+            made = _user_statement(sentence, rest, turn)
+            if made is not None:
+                if made:
+                    found.append(made)
+                break
     return found
+
+
+def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
+    """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
+    but says nothing worth keeping."""
+    decision = _USER_DECISION.match(sentence)
+    if decision:
+        dropped = next((g for g in decision.groups() if g), None)
+        statement = sentence[decision.end():] if dropped else sentence
+        general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|in\s+this)", dropped or "", re.IGNORECASE))
+        return _proposal("decisions", statement, rest, turn, relevance=0.85,
+                         actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
+                         else 0.85, cue="user decision") or False
+    if _CHANGE_VERB.match(sentence) and changes(sentence):
+        return _proposal("decisions", sentence, rest, turn, relevance=0.85, actionability=0.9,
+                         cue="user change") or False
+    learning = _USER_LEARNING.match(sentence)
+    if learning:
+        return _proposal("learnings", sentence[learning.end():], rest, turn, relevance=0.85, actionability=0.75,
+                         cue="user learning") or False
+    if _USER_BLOCKER.search(sentence):
+        return _proposal("blockers", sentence, rest, turn, relevance=0.8, actionability=0.7,
+                         cue="user blocker") or False
+    if _USER_RULE.match(sentence):
+        if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence):
+            return False
+        rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)
+        return _proposal("patterns" if rule else "decisions", sentence, rest, turn, relevance=0.8,
+                         actionability=0.85, cue="user rule") or False
+    return None
 
 
 def _agent(turn: SessionTurn) -> list[RawProposal]:
@@ -272,10 +379,143 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
         elif _AGENT_LEARNING.match(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75,
                              cue="agent learning")
+        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence):
+            made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,
+                             actionability=0.75, cue="agent cause")
         else:
             continue
         if made:
             found.append(made)
+    return found
+
+
+def rejoin(text: str) -> str:
+    """`text` with lines hard-wrapped at a fixed width joined again (a line that does not end a sentence, followed
+    by one that goes on: not a bullet, heading, quote, table or fence). Code blocks are left as they are."""
+    out: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+            out.append(line)
+            continue
+        previous = out[-1] if out else ""
+        wrapped = (not in_code and previous.strip() and not _WRAP_END.search(previous)
+                   and not _LIST_OR_BLOCK.match(line) and not previous.lstrip().startswith(("```", "|", "#"))
+                   and (previous.endswith(" ") or line[:1].islower() or len(previous) >= 60))
+        if wrapped:
+            out[-1] = f"{previous.rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def foreign(text: str) -> bool:
+    """Whether `text` is in another language than English (the offline reader's cues are English)."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 12:
+        return False
+    if sum(not c.isascii() for c in letters) > 0.3 * len(letters):
+        return True
+    tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
+    other = sum(t in _OTHER for t in tokens)
+    return other >= 3 and other > 2 * sum(t in _ENGLISH for t in tokens)
+
+
+def _answers(turn: SessionTurn) -> list[RawProposal]:
+    """Each answer to the agent's question a decision: the question's header (or the question) and the option
+    chosen; an answer that asks back is no decision."""
+    found: list[RawProposal] = []
+    for row in turn.text.split("\n"):
+        question, chosen, overridden, header = (row.split("\t") + ["", "", "", ""])[:4]
+        if not chosen or "?" in chosen or len(chosen.split()) > 40:
+            continue
+        topic = header or question.rstrip("?")
+        summary = fit_summary(f"{topic}: {chosen}") or fit_summary(chosen)
+        if summary is None:
+            continue
+        content = f'Asked "{question}"; the user chose "{chosen}"'
+        if overridden:
+            content += f' over the recommended "{overridden}"'
+        found.append(RawProposal(namespace="decisions", summary=summary, content=_ended(content)[:CONTENT_CHARS],
+                                 line=turn.line, uuid=turn.uuid, relevance=0.9, actionability=0.85,
+                                 specificity=_specificity(f"{question} {chosen}"), coherence=0.9, cue="answer"))
+    return found
+
+
+def _plan(turn: SessionTurn) -> list[RawProposal]:
+    """An approved plan's decision sections (stack, decisions, conventions...), one proposal each: its items as
+    `label: value` in the content, as many as fit in the summary."""
+    found: list[RawProposal] = []
+    title = ""
+    section: str | None = None
+    items: list[str] = []
+
+    def flush() -> None:
+        if section is None or not items:
+            return
+        lead = f"{title}: " if title and section.casefold() not in title.casefold() else ""
+        summary = f"{section}"
+        for item in items:
+            piece = f"{summary}{', ' if summary != section else ': '}{item}"
+            if len(piece) + 1 > SUMMARY_CHARS:
+                break
+            summary = piece
+        if summary == section:
+            return
+        content = f"{lead}{section}: " + "; ".join(items)
+        found.append(RawProposal(namespace="decisions", summary=_ended(summary), content=_ended(content)[:CONTENT_CHARS],
+                                 line=turn.line, uuid=turn.uuid, relevance=0.9, actionability=0.85,
+                                 specificity=_specificity(content), coherence=0.85, cue="approved plan"))
+
+    for raw in turn.text.split("\n"):
+        heading = _HEADING_LINE.match(raw)
+        if heading:
+            flush()
+            name = heading.group(1).replace("*", "").strip()
+            if not title and raw.lstrip().startswith("# "):
+                title = name
+                section = None
+            else:
+                section = name if _PLAN_SECTION.search(name) else None
+            items = []
+            continue
+        if section is None:
+            continue
+        bullet = _BULLET_LINE.match(raw)
+        row = [c.strip() for c in raw.strip().strip("|").split("|")] if raw.lstrip().startswith("|") else None
+        if bullet:
+            text = bullet.group(1).replace("**", "").replace("`", "").strip()
+            labelled = _LABELLED.match(text)
+            items.append(f"{labelled.group(1).strip()} {labelled.group(2).strip()}" if labelled else text)
+        elif row and len(row) >= 2 and not set("".join(row)) <= set("-: "):
+            if any(c.lower() in ("decision", "choice", "option", "item", "area", "topic") for c in row[:1]):
+                continue  # a table's header row
+            items.append(" ".join(c.replace("**", "").replace("`", "") for c in row[:2] if c))
+    flush()
+    return found[:8]
+
+
+def _lead_in_bullets(turn: SessionTurn) -> list[RawProposal]:
+    """Bullets a user's lead-in ending in ":" introduces ("Decisions:", "from now on:"), each a statement."""
+    found: list[RawProposal] = []
+    lines = turn.text.split("\n")
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.endswith(":") or not _LIST_LEAD.search(stripped) or _BULLET_LINE.match(line):
+            continue
+        for follow in lines[i + 1:]:
+            bullet = _BULLET_LINE.match(follow)
+            if not bullet:
+                if follow.strip():
+                    break
+                continue
+            text = bullet.group(1).replace("**", "").strip()
+            namespace = "patterns" if re.search(r"\b(?:always|never|must|should|don'?t|do\s+not)\b", text, re.I) \
+                else "decisions"
+            made = _proposal(namespace, text, "", turn, relevance=0.85, actionability=0.9, cue="lead-in list")
+            if made:
+                found.append(made)
     return found
 
 
@@ -284,9 +524,17 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
     out: list[RawProposal] = []
     seen: set[str] = set()
     for turn in turns:
-        made = _explicit(turn)
-        if not made:
-            made = _user(turn) if turn.role == "user" else _agent(turn)
+        if turn.source == "answer":
+            made = _answers(turn)
+        elif turn.source == "plan":
+            made = _plan(turn)
+        elif foreign(turn.text):
+            continue
+        else:
+            made = _explicit(turn)
+        if not made and turn.source not in ("answer", "plan"):
+            turn = SessionTurn(turn.uuid, turn.role, rejoin(turn.text), turn.line, turn.source)
+            made = _user(turn) + _lead_in_bullets(turn) if turn.role == "user" else _agent(turn)
         for proposal in made:
             key = " ".join(proposal.summary.casefold().split())
             if key not in seen:

@@ -10,8 +10,18 @@ names the last message before it; the next user line is the compacted
 summary (`isCompactSummary`), a restatement, not a turn. Subagents' lines carry
 `isSidechain: true` (in the session's file or their own). Tool calls and tool
 results (`tool_use` blocks, `tool_result` blocks with `toolUseResult`),
-thinking, `isMeta` lines, slash-command wrappers and system reminders are
-machinery, not what anyone said.
+thinking, `isMeta` lines, slash-command wrappers, system reminders, task
+notifications (a background task or subagent reporting back, as a user turn
+or a `queued_command` attachment) and limit or error banners are machinery,
+not what anyone said.
+
+Some decisions live in the machinery, and are read from it as turns with a
+`source`: the user's answers to the agent's AskUserQuestion (`answer`: each
+question with the option chosen, and the option the agent recommended when
+another was chosen), a plan the user approved through ExitPlanMode (`plan`:
+the plan's text), the reason the user gave for rejecting a tool call
+(`rejection`: the user's own words), and what the user typed while the agent
+worked (`queued`: a `queued_command` attachment from a human).
 
 Standard library only. Streams the file: memory is bounded by the number of
 lines (a small record each) plus the text of the new turns (each cut at
@@ -37,7 +47,15 @@ _CHUNK = 1024 * 1024
 _WRAPPER = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr"
                       r"|system-reminder|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr)>.*?</\1>",
                       re.DOTALL)
-_NOISE_TURNS = ("[Request interrupted by user", "No response requested.", "Caveat: The messages below were generated")
+_NOISE_TURNS = ("[Request interrupted by user", "No response requested.", "Caveat: The messages below were generated",
+                "You've hit your session limit", "You’ve hit your session limit", "Credit balance is too low",
+                "Not logged in", "API Error:", "Invalid API key", "Prompt is too long")
+_TASK_NOTIFICATION = re.compile(r"<task-notification>.*?(?:</task-notification>|\Z)", re.DOTALL)
+_REJECTION = "The user provided the following reason for the rejection:"
+_RECOMMENDED = re.compile(r"\s*\(recommended\)\s*$", re.IGNORECASE)
+_ANSWERED = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"(?=,\s*"|\.\s|\.?$)', re.DOTALL)
+#: Sources of turns read from the machinery (see the module).
+ANSWER, PLAN, REJECTION, QUEUED = "answer", "plan", "rejection", "queued"
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,7 @@ class Turn:
     line: int  # 1-based line number in the file
     timestamp: str
     session_id: str
+    source: str = ""  # "" for what was said; else ANSWER, PLAN, REJECTION or QUEUED
 
 
 @dataclass
@@ -92,10 +111,81 @@ def _text_of(message: Any, role: str) -> str:
                  if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
     else:
         return ""
-    text = _WRAPPER.sub("", "\n\n".join(parts)).strip()
+    text = _TASK_NOTIFICATION.sub("", _WRAPPER.sub("", "\n\n".join(parts))).strip()
     if text.startswith(_NOISE_TURNS):
         return ""
     return text[:MAX_TURN_CHARS]
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def _answers(asked: dict[str, Any], result: str, recorded: Any) -> str:
+    """The answers to an AskUserQuestion as lines `question<TAB>answer<TAB>recommended option` (the last empty
+    unless the user chose another option than the one recommended)."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(recorded, dict) and isinstance(recorded.get("answers"), dict):
+        pairs = [(str(q), str(a)) for q, a in recorded["answers"].items()]
+    if not pairs:
+        pairs = [(q.replace('\\"', '"'), a.replace('\\"', '"')) for q, a in _ANSWERED.findall(result)]
+    questions = asked.get("questions") if isinstance(asked.get("questions"), list) else []
+    lines = []
+    for question, answer in pairs:
+        asked_one = next((q for q in questions if isinstance(q, dict) and q.get("question") == question), {})
+        options = [o.get("label", "") for o in asked_one.get("options", []) if isinstance(o, dict)]
+        recommended = next((o for o in options if isinstance(o, str) and _RECOMMENDED.search(o)), "")
+        chosen = _RECOMMENDED.sub("", answer).strip()
+        overridden = _RECOMMENDED.sub("", recommended).strip() if recommended and recommended != answer else ""
+        header = asked_one.get("header") if isinstance(asked_one.get("header"), str) else ""
+        lines.append("\t".join(" ".join(x.split()) for x in (question, chosen, overridden, header)))
+    return "\n".join(lines)
+
+
+def _machinery_turns(doc: dict[str, Any], tools: dict[str, tuple[str, Any]]) -> list[tuple[str, str]]:
+    """(source, text) of the decisions a user line's tool results carry (see the module)."""
+    message = doc.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    found: list[tuple[str, str]] = []
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        text = _result_text(block)
+        asked = tools.get(block.get("tool_use_id", ""))
+        if _REJECTION in text:
+            reason = text.split(_REJECTION, 1)[1].strip()
+            if reason:
+                found.append((REJECTION, reason[:MAX_TURN_CHARS]))
+        elif asked is not None and not block.get("is_error"):
+            name, given = asked
+            if name == "AskUserQuestion" and isinstance(given, dict):
+                answers = _answers(given, text, doc.get("toolUseResult"))
+                if answers:
+                    found.append((ANSWER, answers[:MAX_TURN_CHARS]))
+            elif name == "ExitPlanMode" and isinstance(given, dict) and isinstance(given.get("plan"), str) \
+                    and "approved" in text.lower():
+                found.append((PLAN, given["plan"][:MAX_TURN_CHARS]))
+    return found
+
+
+def _queued(doc: dict[str, Any]) -> str:
+    """What a human typed while the agent worked (a `queued_command` attachment), or ""."""
+    attachment = doc.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return ""
+    origin = attachment.get("origin")
+    if attachment.get("commandMode", "prompt") != "prompt" or (isinstance(origin, dict)
+                                                                 and origin.get("kind") not in (None, "human")):
+        return ""
+    prompt = attachment.get("prompt")
+    return _text_of({"content": prompt}, "user") if isinstance(prompt, str) else ""
 
 
 def _lines(path: Path, limit: int):
@@ -134,6 +224,8 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
         start = 0
     nodes: dict[str, _Node] = {}
     pending: dict[str, Turn] = {}
+    asides: list[tuple[Turn, str | None]] = []  # machinery turns, kept when they or their parent are on the path
+    tools: dict[str, tuple[str, Any]] = {}  # tool_use id -> (tool name, input) for the tools decisions come from
     out = TranscriptRead(end_offset=start)
     first_new: int | None = None
     for offset, number, raw, complete in _lines(path, max_line_bytes):
@@ -174,17 +266,36 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
             out.sidechain_lines += 1
         main = kind in ("user", "assistant") and not sidechain
         nodes[uuid] = _Node(parent if isinstance(parent, str) else None, number, main)
-        if offset < start or not main or doc.get("isMeta") or doc.get("isCompactSummary") \
-                or doc.get("isVisibleInTranscriptOnly"):
-            continue
         message = doc.get("message")
+        if kind == "assistant" and not sidechain and isinstance(message, dict) \
+                and isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_use" \
+                        and block.get("name") in ("AskUserQuestion", "ExitPlanMode"):
+                    tools[str(block.get("id"))] = (block["name"], block.get("input"))
+        if offset < start or sidechain:
+            continue
+        stamp = doc.get("timestamp")
+        session = doc.get("sessionId") if isinstance(doc.get("sessionId"), str) else ""
+        if kind == "attachment":
+            typed = _queued(doc)
+            if typed:
+                asides.append((Turn(uuid=uuid, role="user", text=typed, line=number,
+                                    timestamp=stamp if isinstance(stamp, str) else "", session_id=session,
+                                    source=QUEUED), parent if isinstance(parent, str) else None))
+            continue
+        if kind == "user":
+            for i, (source, said) in enumerate(_machinery_turns(doc, tools)):
+                pending[uuid if i == 0 else f"{uuid}#{i}"] = Turn(
+                    uuid=uuid, role="user", text=said, line=number, timestamp=stamp if isinstance(stamp, str) else "",
+                    session_id=session, source=source)
+        if not main or doc.get("isMeta") or doc.get("isCompactSummary") or doc.get("isVisibleInTranscriptOnly"):
+            continue
         role = message.get("role", kind) if isinstance(message, dict) else kind
         text = _text_of(message, role)
         if text:
-            stamp = doc.get("timestamp")
             pending[uuid] = Turn(uuid=uuid, role=role, text=text, line=number,
-                                 timestamp=stamp if isinstance(stamp, str) else "",
-                                 session_id=doc.get("sessionId") if isinstance(doc.get("sessionId"), str) else "")
+                                 timestamp=stamp if isinstance(stamp, str) else "", session_id=session)
     out.first_line = first_new or 1
     leaf = max((n for n in nodes.items() if n[1].main), key=lambda item: item[1].line, default=None)
     mains = sorted((node.line, uuid) for uuid, node in nodes.items() if node.main)
@@ -194,12 +305,16 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
         path_uuids.add(current)
         node = nodes[current]
         parent = node.parent
-        if parent is not None and parent not in nodes:  # its parent's line was unreadable: bridge the gap
+        # its parent's line was unreadable, or a compaction names as its parent a line written after it (seen in
+        # real transcripts): bridge the gap to the main-chain message before it
+        if parent is not None and (parent not in nodes or nodes[parent].line >= node.line):
             before = bisect.bisect_left(mains, (node.line, "")) - 1
             parent = mains[before][1] if before >= 0 else None
         current = parent
     out.path_uuids = path_uuids
-    out.turns = sorted((t for u, t in pending.items() if u in path_uuids), key=lambda t: t.line)
+    on_path = [t for t in pending.values() if t.uuid in path_uuids]
+    on_path += [t for t, parent in asides if t.uuid in path_uuids or parent in path_uuids]
+    out.turns = sorted(on_path, key=lambda t: t.line)
     return out
 
 

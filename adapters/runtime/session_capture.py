@@ -38,6 +38,7 @@ from memactors.actors.algorithms.session_proposals import (
     RawProposal,
     SessionTurn,
     fit_summary,
+    foreign,
     novelty_of,
     propose,
 )
@@ -83,6 +84,7 @@ class CaptureReport:
     blocked: int = 0
     withdrawn: int = 0
     redactions: int = 0
+    unread_foreign: int = 0  # turns the offline reader left unread: not in English
     provider: str = "offline"
     usage: TokenUsage = field(default_factory=TokenUsage)
     errors: list[str] = field(default_factory=list)
@@ -93,7 +95,7 @@ class CaptureReport:
             "transcripts": self.transcripts, "lines_read": self.lines_read, "skipped_lines": self.skipped_lines,
             "turns": self.turns, "proposals": self.proposals, "queued": self.queued, "captured": self.captured,
             "known": self.known, "dropped": self.dropped, "blocked": self.blocked, "withdrawn": self.withdrawn,
-            "redactions": self.redactions, "provider": self.provider,
+            "redactions": self.redactions, "unread_foreign": self.unread_foreign, "provider": self.provider,
             "usage": self.usage.model_dump(mode="json"), "errors": self.errors,
             "candidates": [c.model_dump(mode="json") for c in self.candidates],
         }
@@ -247,7 +249,7 @@ class SessionCapture:
     async def _candidates(self, read: TranscriptRead, transcript: str, report: CaptureReport) -> list[Candidate]:
         if not read.turns:
             return []
-        turns = [SessionTurn(t.uuid, t.role, t.text, t.line) for t in read.turns]
+        turns = [SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns]
         raw: list[tuple[RawProposal, float | None, str | None]] = []  # (proposal, model novelty, replaces id)
         provider = "offline"
         if self.llm is not None:
@@ -256,6 +258,8 @@ class SessionCapture:
                 raw, provider = proposed
         if provider == "offline":
             raw = [(p, None, None) for p in propose(turns)]
+            # the offline cues are English: say what was left unread, so nobody mistakes it for nothing said
+            report.unread_foreign += sum(1 for t in turns if t.source not in ("answer", "plan") and foreign(t.text))
         report.provider = provider
         report.proposals += len(raw)
         by_uuid = {t.uuid: t for t in read.turns}
