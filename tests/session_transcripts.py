@@ -104,6 +104,54 @@ class SessionWriter:
                 last = self._add(res)
         return last
 
+    def _tool_call(self, name: str, tool_input: dict[str, Any], result: str, *, error: bool = False,
+                   recorded: Any = None) -> str:
+        """An assistant tool call and its result line, as Claude Code 2.1 writes them."""
+        tool_id = f"toolu_{self._uuid()[:18].replace('-', '')}"
+        line = self._base("assistant")
+        line["message"] = {"id": f"msg_{self._uuid()[:20]}", "type": "message", "role": "assistant",
+                           "model": "claude-opus-4-5-20251101",
+                           "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]}
+        self._add(line)
+        res = self._base("user")
+        block: dict[str, Any] = {"type": "tool_result", "content": result, "tool_use_id": tool_id}
+        if error:
+            block["is_error"] = True
+        res["message"] = {"role": "user", "content": [block]}
+        res["toolUseResult"] = recorded if recorded is not None else (f"Error: {result}" if error else result)
+        return self._add(res)
+
+    def ask(self, questions: list[dict[str, Any]], answers: dict[str, str]) -> str:
+        """The agent asks (AskUserQuestion) and the user picks: `answers` maps each question to a label."""
+        said = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())
+        return self._tool_call("AskUserQuestion", {"questions": questions},
+                               f"User has answered your questions: {said}. You can now continue with the user's "
+                               "answers in mind.", recorded={"questions": questions, "answers": answers})
+
+    def plan(self, plan: str, *, approved: bool = True, reason: str = "") -> str:
+        """The agent proposes a plan (ExitPlanMode); the user approves it or rejects it with a reason."""
+        if approved:
+            return self._tool_call("ExitPlanMode", {"plan": plan},
+                                   "User has approved your plan. You can now start coding.\n\n## Approved Plan:\n"
+                                   + plan, recorded={"plan": plan})
+        return self.reject("ExitPlanMode", {"plan": plan}, reason)
+
+    def reject(self, name: str, tool_input: dict[str, Any], reason: str) -> str:
+        """A tool call the user rejects, saying why."""
+        return self._tool_call(name, tool_input, "The user doesn't want to proceed with this tool use. The tool use "
+                               "was rejected (eg. if it was a file edit, the new_string was NOT written to the file). "
+                               f"The user provided the following reason for the rejection:  {reason}", error=True)
+
+    def queued(self, text: str, *, mode: str = "prompt") -> str:
+        """What arrives while the agent works: typed by the user (`prompt`), or a background task reporting back
+        (`task-notification`)."""
+        line = self._base("attachment")
+        attachment: dict[str, Any] = {"type": "queued_command", "prompt": text, "commandMode": mode}
+        if mode == "prompt":
+            attachment["origin"] = {"kind": "human"}
+        line["attachment"] = attachment
+        return self._add(line)
+
     def rewind(self, to: str) -> None:
         """The next message continues from `to`: what followed it becomes an abandoned branch."""
         self.parent = to

@@ -66,7 +66,7 @@ _USER_DECISION = re.compile(
     r"standardi[sz]e|adopt|drop|pin|store|require|target|support|stop)\b)"
     r"|(?=we(?:'ve|\s+have)?\s+decided\b|i(?:'ve|\s+have)?\s+decided\b|we'?re\s+going\s+with\b|we\s+are\s+going\s+with\b"
     r"|decision\s+is\b|the\s+decision\b)"
-    r"|(from\s+now\s+on|going\s+forward|in\s+this\s+(?:repo|repository|project|codebase)),?\s+(?=\w)"
+    r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)),?\s+(?=\w)"
     r"|(?=(?:always|never)\s+\w+)"
     r"|(?=(?:we|this\s+project|the\s+project)\s+(?:always|never|only)\s+\w+)"
     r")", re.IGNORECASE)
@@ -101,16 +101,34 @@ _USER_RULE = re.compile(
     r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+\w+"
     # "I want the messages in French" (a requirement), not "I want to ..." (an intent) nor a task for the agent
     r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just)\s+)?(?:want|need|like|prefer)|don'?t\s+want|do\s+not\s+want)\s+"
-    r"(?!to\b|it\b|this\b|that\b|you\s+to\b|a\s+way\b|help\b)"
-    r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b|that\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
+    r"(?!to\b|it\b|this\b|that\b|a\s+way\b|help\b|you\s+to\s+(?:look|check|read|review|explain|tell|show|help"
+    r"|investigate|find|see|try|run|fix|debug|open|summari[sz]e|write|create|build|implement|make|update|do|go|think"
+    r"|talk|meet|join|share|prepare|work\s+on|focus|get|come\s+up)\b)"
+    r"|we\s+(?:prefer|require|expect|insist)\b|remember\s+to\b"
+    r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
+    # an imperative that says when it applies: "when naming methods, start them with 'n_'"
+    r"|(?:(?:when|whenever|for|in)\s+(?:naming|writing|creating|adding|defining|declaring|working\s+on)\b"
+    r"|when\s+it\s+comes\s+to\b|for\s+(?:all\s+|your\s+|every\s+)?(?:\w+\s+){0,3}(?:names|functions|methods|classes"
+    r"|variables|attributes|arguments)\b)[^,]{0,60},\s+(?:please\s+)?"
+    r"(?:always\s+|never\s+)?(?:start|end|use|include|add|import|prefix|name|put|avoid|keep|make|write|follow)\b"
+    # an imperative over every case: "End all function argument names with '_g'"
+    r"|(?:please\s+)?(?:start|end|prefix|suffix|name|include|add|import|annotate|document)\s+(?:all|every|each|any)\b"
+    # a rule inside a sentence: "another important practice is to always include try statements"
+    r"|.{0,80}?\bto\s+(?:always|never)\s+(?:use|include|add|start|end|import|name|write|run|keep|avoid|commit|put|"
+    r"follow|prefix|document|test|check)\b"
     r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer)\b"
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:is|are)\s+the\s+right\s+(?:call|choice|approach|default)\b"
-    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?(?:be|have|use|run"
-    r"|live|go|stay|create|call|return|take|hold|work|come)\b)",
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+)",
     re.IGNORECASE)
 #: "can we use X instead of Y?": a decision asked as a question.
 _INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+we\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+instead\s+of"
                                r"\s+(.+?)\s*\?$", re.IGNORECASE)
+#: Words that open a sentence without saying anything ("Firstly, moving forward, ..." keeps "moving forward").
+_DISCOURSE = re.compile(r"^(?:(?:but|and|so|also|then|yes|yeah|ok(?:ay)?|alright|firstly|secondly|thirdly|first|second|"
+                        r"third|lastly|finally|now|additionally|however|just|well|anyway|moreover|furthermore|"
+                        r"one\s+more\s+thing|on\s+that\s+note)\b[,\s]+)+", re.IGNORECASE)
+#: A rule that says when it starts at its end: "..., from now on."
+_LATER_ON = re.compile(r",?\s+(?:from\s+now\s+on|going\s+forward|moving\s+forward)\s*[.!]?$", re.IGNORECASE)
 #: Where a clause starts inside a sentence: after a lead-in ("one more thing about the build — let's ...").
 _CLAUSE_START = re.compile(r"(?:\s[—–]\s|\s-\s|:\s|;\s|,\s(?:and\s|but\s|so\s)?|\.\s)")
 #: A cause or gotcha the agent states plainly (the whole sentence is the statement).
@@ -134,8 +152,26 @@ _NOT_KEPT = re.compile(r"\blet\s+me\b|\bi'?ll\b|\bi\s+will\b|\byou\s+(?:pasted|s
                        r"|\b(?:be|is|are|following|this|these|like)\W*$", re.IGNORECASE)
 #: A statement whose subject is only pointed at ("It should...", "This is...", "The above..."): in 30 days nobody
 #: knows what it was.
+#: A statement that points at what it is about instead of naming it ("apply this consistently", "follow these
+#: instructions"): the words it stands on were said before it.
+_POINTING = re.compile(r"\b(?:apply|implement|incorporate|follow|adhere\s+to|propagate|include|use|remember|keep)\s+"
+                       r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that)\s+(?:instructions?|updates?|"
+                       r"conventions?|rules?|guidelines?|format|approach|practice|change|process|advice)\b"
+                       # a rule announced, not yet said: "start using a new convention for function names"
+                       r"|\b(?:a|some)\s+(?:new|specific|certain|small|particular|few)\s+(?:\w+\s+)?(?:conventions?|"
+                       r"standards?|practices?|rules?|changes?|prefix|aspects?|approach|guidelines?|updates?)\b",
+                       re.IGNORECASE)
 _UNNAMED = re.compile(r"^(?:it|this|that|they|these|those|he|she|them|the\s+above|above|same)\b(?!['’]s\s+\w+\s+(?:to|that))",
                       re.IGNORECASE)
+#: Kind words, not rules: "don't hesitate to reach out", "keep up the good work", "don't worry".
+_PLEASANTRY = re.compile(
+    r"^(?:so,?\s+|and\s+|but\s+|also,?\s+|please\s+)*(?:(?:don'?t|do\s+not|never)\s+(?:hesitate|be\s+(?:afraid|shy|too\s+hard)"
+    r"|worry|stress|feel\s+(?:bad|pressured)|hold\s+back|underestimate|shy\s+away)"
+    r"|keep\s+(?:up|me|us|it\s+up|going|pushing|learning|growing|embracing|exploring|an\s+eye|in\s+touch|that\s+in\s+mind"
+    r"|this\s+in\s+mind)|make\s+(?:this|it)\s+an?|move\s+on|shy\s+away"
+    r"|always\s+(?:happy|feel|here|glad|remember\s+that|be\s+(?:receptive|open|curious|kind|patient|proactive)))\b"
+    r"|^i(?:'d|\s+would)?\s+(?:want|need|like)\s+(?:you|us)\s+to\s+(?:feel|know|be\s+(?:comfortable|confident|happy|aware))",
+    re.IGNORECASE)
 #: A rule stated by the user needs this many words to stand alone in 30 days.
 MIN_RULE_WORDS = 6
 #: Plan sections that hold decisions (an approved plan's stack, choices, conventions).
@@ -253,7 +289,8 @@ def _content(statement: str, rest: str) -> str:
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
               actionability: float, cue: str) -> RawProposal | None:
     statement = _capitalised(" ".join(statement.split()))
-    if not _statement_ok(statement) or _UNNAMED.match(statement):
+    if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
+            or _POINTING.search(statement):
         return None
     summary = fit_summary(statement)
     if summary is None or chatter(summary) is not None:
@@ -301,17 +338,22 @@ def _explicit(turn: SessionTurn) -> list[RawProposal]:
 
 
 def _clauses(sentence: str):
-    """`sentence`, then what follows each lead-in inside it ("one more thing — let's ..."), at most four."""
-    yield sentence
-    bare = re.sub(r"^(?:but|and|so|also|then|yes|yeah|ok(?:ay)?)\b[,\s]+", "", sentence, flags=re.IGNORECASE)
+    """(clause, what came before it): `sentence`, then what follows each lead-in inside it ("one more thing —
+    let's ..."), at most four."""
+    yield sentence, ""
+    bare = _DISCOURSE.sub("", sentence)
     if bare != sentence:
-        yield bare[:1].upper() + bare[1:]
+        yield bare[:1].upper() + bare[1:], ""
     for n, match in enumerate(_CLAUSE_START.finditer(sentence)):
         if n >= 4:
             return
         rest = sentence[match.end():].strip()
         if len(rest.split()) >= MIN_WORDS:
-            yield rest
+            yield rest, sentence[:match.start()]
+
+
+#: A clause before the rule that says when it applies ("when naming function arguments, always ..."): kept with it.
+_CONDITION = re.compile(r"^(?:when|whenever|for|in|if|while|on|before|after|as\s+for)\b", re.IGNORECASE)
 
 
 def _user(turn: SessionTurn) -> list[RawProposal]:
@@ -319,16 +361,20 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
     for whole, rest in _sentences(turn.text):
         if whole.endswith(":"):
             whole = whole.rstrip(":").rstrip() + "."  # a lead-in: its own statement, and the bullets it introduces
-        instead = next((m for clause in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
+        instead = next((m for clause, _ in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
         if instead:
             made = _proposal("decisions", f"{instead.group(1)} {instead.group(2)} instead of {instead.group(3)}", rest,
                              turn, relevance=0.85, actionability=0.85, cue="user change")
             if made:
                 found.append(made)
             continue
-        for sentence in _clauses(whole):
+        for sentence, before in _clauses(whole):
             made = _user_statement(sentence, rest, turn)
             if made is not None:
+                condition = _DISCOURSE.sub("", before).strip(" ,")
+                if made and _CONDITION.match(condition) and len(condition) <= 80:
+                    made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
+                                     relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
                 if made:
                     found.append(made)
                 break
@@ -338,11 +384,18 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
 def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
     but says nothing worth keeping."""
-    decision = _USER_DECISION.match(sentence)
+    decision = _USER_DECISION.match(sentence) or _LATER_ON.search(sentence)
+    if decision and decision.re is _LATER_ON:  # "start the method names with 'x_' from now on"
+        return _proposal("decisions", sentence[:decision.start()], rest, turn, relevance=0.85, actionability=0.95,
+                         cue="user decision") or False
     if decision:
         dropped = next((g for g in decision.groups() if g), None)
         statement = sentence[decision.end():] if dropped else sentence
-        general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|in\s+this)", dropped or "", re.IGNORECASE))
+        again = _USER_DECISION.match(statement) if dropped else None  # "from now on, let's use Skype"
+        if again and any(again.groups()):
+            statement = statement[again.end():]
+        general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this)", dropped or "",
+                                re.IGNORECASE))
         return _proposal("decisions", statement, rest, turn, relevance=0.85,
                          actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
                          else 0.85, cue="user decision") or False
@@ -357,7 +410,7 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         return _proposal("blockers", sentence, rest, turn, relevance=0.8, actionability=0.7,
                          cue="user blocker") or False
     if _USER_RULE.match(sentence):
-        if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence):
+        if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
         rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)
         return _proposal("patterns" if rule else "decisions", sentence, rest, turn, relevance=0.8,
@@ -419,7 +472,7 @@ def foreign(text: str) -> bool:
         return True
     tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
     other = sum(t in _OTHER for t in tokens)
-    return other >= 3 and other > 2 * sum(t in _ENGLISH for t in tokens)
+    return other >= 3 and other > sum(t in _ENGLISH for t in tokens)
 
 
 def _answers(turn: SessionTurn) -> list[RawProposal]:

@@ -118,3 +118,57 @@ def test_an_oversized_line_is_skipped_without_breaking_the_conversation(tmp_path
     assert read.skipped == 1
     assert [t.text for t in read.turns] == ["Before the big line we decided on trio.", "After the big line we kept trio."]
     assert json.loads(path.read_text().splitlines()[2])["message"]["content"].startswith("After")
+
+
+QUESTIONS = [{"question": "Which database should the API use?", "header": "Database", "multiSelect": False,
+              "options": [{"label": "SQLite (Recommended)", "description": "One file, no server."},
+                          {"label": "PostgreSQL", "description": "A server; what production runs."}]}]
+
+
+def test_the_users_answer_to_the_agents_question_is_read_with_the_option_it_overrode(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-aaaa-4a52-9a57-6d9a1b3caaaa")
+    w.user("Set up the API service.")
+    w.ask(QUESTIONS, {"Which database should the API use?": "PostgreSQL"})
+    [answer] = [t for t in read_transcript(w.write(tmp_path)).turns if t.source == "answer"]
+    assert answer.role == "user"
+    assert answer.text.split("\t") == ["Which database should the API use?", "PostgreSQL", "SQLite", "Database"]
+
+
+def test_an_approved_plan_is_read_and_a_rejected_plan_gives_the_users_reason(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-bbbb-4a52-9a57-6d9a1b3cbbbb")
+    w.user("Plan the notifier.")
+    w.plan("# Notifier\n\n## Tech Stack\n- **Runtime**: Node.js 20", approved=False,
+           reason="I want the messages in French, the code and logs stay in English")
+    w.plan("# Notifier\n\n## Tech Stack\n- **Runtime**: Node.js 20\n- **Messages**: French")
+    turns = read_transcript(w.write(tmp_path)).turns
+    assert [(t.source, t.text.split("\n")[0]) for t in turns if t.source] == [
+        ("rejection", "I want the messages in French, the code and logs stay in English"),
+        ("plan", "# Notifier")]
+
+
+def test_what_the_user_types_while_the_agent_works_is_read_and_task_notifications_are_not(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-cccc-4a52-9a57-6d9a1b3ccccc")
+    w.user("Build the importer.")
+    w.assistant("Working on the importer.")
+    w.queued("also make every handler validate its input with pydantic")
+    w.queued("<task-notification>\n<status>completed</status>\n<result>Decision: always vendor the SDK.</result>\n"
+             "</task-notification>", mode="task-notification")
+    w.user("<task-notification><status>completed</status><summary>Agent done</summary>"
+           "<result>Never use the staging key in tests.</result></task-notification>")
+    w.assistant("You've hit your session limit · resets 5pm")
+    turns = read_transcript(w.write(tmp_path)).turns
+    assert [(t.role, t.source, t.text) for t in turns] == [
+        ("user", "", "Build the importer."), ("assistant", "", "Working on the importer."),
+        ("user", "queued", "also make every handler validate its input with pydantic")]
+
+
+def test_a_compaction_naming_a_later_line_as_its_parent_keeps_what_came_before(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-dddd-4a52-9a57-6d9a1b3cdddd")
+    w.user("Before the compaction we chose PostgreSQL.")
+    w.compact("They chose PostgreSQL.")
+    w.user("After the compaction we add the importer.")
+    lines = w.lines
+    boundary = next(line for line in lines if line.get("subtype") == "compact_boundary")
+    boundary["logicalParentUuid"] = lines[-1]["uuid"]  # as seen in a real transcript: a line written after it
+    said = _texts(w.write(tmp_path))
+    assert said == ["Before the compaction we chose PostgreSQL.", "After the compaction we add the importer."]

@@ -1,0 +1,159 @@
+"""Benchmark: capture from sessions where a mentor sets coding conventions, written as Claude Code transcripts.
+
+Run by hand on a copy of the MemoryCode data set (github.com/miguel-faria/MemoryCode, Apache-2.0):
+
+    python bench/memorycode_capture_bench.py PATH/dataset PATH/topics.json [--part tuning|held-out|all] [--show]
+
+Only the even-numbered dialogues are read (the odd-numbered ones are kept for checking by others and never
+opened); every third even dialogue is the held-out part, as in bench/memorycode_bench.py. Each session of a
+dialogue becomes one transcript in Claude Code's format: the mentor is the user, the mentee the assistant. Each is
+read as `memactors extract --dry-run` reads it (offline, an empty repository), and a proposal counts when its
+confidence reaches the review queue's bar. Scored, with the data set's own labels of which instruction each
+session gives (the mentor's sentence stating it, chosen as bench/memorycode_bench.py chooses it):
+- instructions proposed: the share of instructions some proposal from their session states (most of the words
+  of the mentor's sentence, or of the data set's own text of the instruction);
+- proposals that are instructions: the share of proposals that state an instruction of their session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import pygit2
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.consolidate_bench import machine  # noqa: E402
+from bench.memorycode_bench import Dialogue, Instruction, load_dialogue  # noqa: E402
+from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
+from memactors.adapters.git.store import GitStore  # noqa: E402
+from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.runtime.session_capture import Routing, SessionCapture  # noqa: E402
+from tests.session_transcripts import SessionWriter  # noqa: E402
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
+_WORD = re.compile(r"[A-Za-z0-9_@']+")
+_STOP = frozenset("a an the to of and in for with as is are be you your i we our it that this on".split())
+#: Share of an instruction sentence's words a proposal must hold to state it.
+SHARE = 0.6
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().strip("'") for w in _WORD.findall(text)} - _STOP
+
+
+def _turns(text: str, mentor: str) -> list[tuple[str, str]]:
+    """(role, text) of a session: the mentor's paragraphs are the user's turns, the others the assistant's."""
+    turns: list[tuple[str, str]] = []
+    for block in re.split(r"\n\s*\n", text):
+        block = block.strip()
+        if not block:
+            continue
+        speaker = re.match(r"^([\w\-' ]{1,40}):\s*", block)
+        if speaker:
+            turns.append(("user" if speaker[1] == mentor else "assistant", block[speaker.end():]))
+        elif turns:
+            turns[-1] = (turns[-1][0], f"{turns[-1][1]}\n\n{block}")
+        else:
+            turns.append(("user", block))
+    return turns
+
+
+def states(proposal: dict[str, Any], instruction: Instruction) -> bool:
+    """Whether a proposal states an instruction: most of the words of the mentor's sentence chosen for it, or of
+    the data set's own text of the instruction (a mentor often says it twice, in other words)."""
+    said = _words(f"{proposal['summary']} {proposal['content']}")
+    for text in (instruction.summary, instruction.text):
+        wanted = _words(text)
+        if wanted and len(wanted & said) >= SHARE * len(wanted):
+            return True
+    return False
+
+
+def score_dialogue(path: Path, dialogue: Dialogue, raw: dict[str, Any], show: bool) -> dict[str, int]:
+    totals = {"instructions": 0, "proposed": 0, "proposals": 0, "instruction_proposals": 0}
+    with TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        pygit2.init_repository(str(repo), initial_head="main")
+        for s, session in enumerate(raw["sessions"]):
+            writer = SessionWriter(f"{dialogue.number:08d}-0000-4000-8000-{s:012d}")
+            for role, text in _turns(session["text"], dialogue.mentor):
+                if role == "user":
+                    writer.user(text)
+                else:
+                    writer.assistant(text)
+            transcript = writer.write(Path(tmp) / "transcripts")
+            capture = SessionCapture(MemoryStore(GitStore(repo)), FixedClock(NOW), embedder=None, routing=Routing())
+            report = trio.run(lambda: capture.read_paths([transcript], dry_run=True)).as_json()
+            proposed = [c for c in report["candidates"] if c["confidence"] >= Routing().review_min]
+            given = [i for i in dialogue.instructions if i.session == s]
+            totals["instructions"] += len(given)
+            totals["proposed"] += sum(any(states(p, g) for p in proposed) for g in given)
+            totals["proposals"] += len(proposed)
+            good = [p for p in proposed if any(states(p, g) for g in given)]
+            totals["instruction_proposals"] += len(good)
+            if show:
+                for p in proposed:
+                    print(f"  {'+' if p in good else '-'} d{dialogue.number}s{s} {p['summary'][:110]}")
+                for g in given:
+                    if not any(states(p, g) for p in proposed):
+                        print(f"  missed d{dialogue.number}s{s}: {g.summary[:110]}")
+    return totals
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path, help="the data set's dataset/ folder")
+    parser.add_argument("topics", type=Path, help="the data set's topics.json")
+    parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="tuning")
+    parser.add_argument("--limit", type=int, default=0, help="the first N dialogues of the part (0: all)")
+    parser.add_argument("--show", action="store_true", help="list every proposal and every missed instruction")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.dataset.is_dir() or not args.topics.is_file():
+        print("memorycode_capture_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
+        return 2
+    topics = json.loads(args.topics.read_text())
+    paths = sorted((p for p in args.dataset.glob("dialogue_*.json") if int(p.stem.split("_")[1]) % 2 == 0),
+                   key=lambda p: int(p.stem.split("_")[1]))
+    chosen = []
+    for p in paths:
+        d = load_dialogue(p, topics)
+        if args.part == "all" or d.held_out == (args.part == "held-out"):
+            chosen.append((p, d))
+    if args.limit:
+        chosen = chosen[: args.limit]
+    started = time.perf_counter()
+    totals = {"instructions": 0, "proposed": 0, "proposals": 0, "instruction_proposals": 0}
+    for p, d in chosen:
+        for k, v in score_dialogue(p, d, json.loads(p.read_text()), args.show and not args.json).items():
+            totals[k] += v
+    result = {
+        **totals, "machine": machine(), "part": args.part, "dialogues": len(chosen),
+        "instructions_proposed": round(totals["proposed"] / totals["instructions"], 3) if totals["instructions"] else None,
+        "proposals_that_are_instructions": round(totals["instruction_proposals"] / totals["proposals"], 3)
+        if totals["proposals"] else None,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(f"{args.part}: {result['dialogues']} dialogues, instructions proposed {result['instructions_proposed']} "
+              f"({totals['proposed']}/{totals['instructions']}), proposals that are instructions "
+              f"{result['proposals_that_are_instructions']} ({totals['instruction_proposals']}/{totals['proposals']}), "
+              f"{result['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
