@@ -56,6 +56,8 @@ class Candidate(BaseModel):
     transcript: str = ""
     lines: tuple[int, int] = (0, 0)
     uuids: tuple[str, ...] = ()
+    source: str = ""  # where in the session it was said: user, assistant, answer, plan, rejection, queued
+    quote: str = ""  # the words it came from
     factors: ConfidenceFactors
     confidence: float
     action: Action = Action.ADD

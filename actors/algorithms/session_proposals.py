@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memactors.actors.algorithms.change_claim import changes
 from memactors.events.chatter import chatter
 from memactors.events.memory_text import prose_lines
 
 SUMMARY_CHARS = 100
+#: What a proposal keeps of the words it came from.
+QUOTE_CHARS = 300
 CONTENT_CHARS = 800
 MIN_WORDS = 4
 
@@ -224,6 +226,8 @@ class RawProposal:
     specificity: float
     coherence: float
     cue: str
+    quote: str = ""  # the words it came from, when the content does not hold them (provenance, shown by review)
+    source: str = ""  # where in the session: "user", "assistant", "answer", "plan", "rejection", "queued"
 
 
 def _capitalised(text: str) -> str:
@@ -298,6 +302,7 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
     content = _content(statement, rest)
     coherence = 1.0 if summary == _ended(statement) else 0.85
     return RawProposal(namespace=namespace, summary=summary, content=content, line=turn.line, uuid=turn.uuid,
+                       quote=statement[:QUOTE_CHARS],
                        relevance=relevance, actionability=actionability, specificity=_specificity(content),
                        coherence=coherence, cue=cue)
 
@@ -592,7 +597,7 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
             key = " ".join(proposal.summary.casefold().split())
             if key not in seen:
                 seen.add(key)
-                out.append(proposal)
+                out.append(replace(proposal, source=turn.source or turn.role))
     return out
 
 

@@ -88,6 +88,7 @@ class TranscriptRead:
     path_uuids: set[str] = field(default_factory=set)
     compactions: int = 0
     sidechain_lines: int = 0
+    waiting: bool = False  # the last line has no newline yet: being written, read next time
 
 
 @dataclass
@@ -230,6 +231,7 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
     first_new: int | None = None
     for offset, number, raw, complete in _lines(path, max_line_bytes):
         if not complete:
+            out.waiting = True
             break  # being written: the next read takes it whole
         out.end_offset = offset + (len(raw) if raw is not None else 0)
         if raw is None:

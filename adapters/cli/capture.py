@@ -68,7 +68,10 @@ def _transcripts(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            inside = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+            if not inside:
+                raise UsageError(f"{path} holds no transcripts (Claude Code's <session>.jsonl files)")
+            found += inside
         elif path.is_file():
             found.append(path)
         else:
@@ -150,6 +153,12 @@ def _render_extract(done, *, dry_run: bool) -> str:
             lines.append("next: `memactors review` to approve or reject them")
     if done.redactions:
         lines.append(f"  {n(done.redactions, 'secret')} redacted")
+    if done.unread_foreign:
+        lines.append(f"  {n(done.unread_foreign, 'turn')} not in English were not read: the offline reader knows "
+                     "English cues only; an LLM provider reads any language (MEMORY_CONSOLIDATION_LLM_PROVIDER)")
+    for path in done.waiting:
+        lines.append(f"  {path}: its last line has no final newline yet (still being written?); it is read once "
+                     "complete")
     lines += [f"  error: {e}" for e in done.errors]
     return "\n".join(lines)
 

@@ -42,6 +42,12 @@ def line(c) -> str:
     return f"{c.id}  {c.confidence:.2f}  {c.namespace:<10} {c.summary}{update}{mark}"
 
 
+#: How review names where a proposal was said.
+SOURCES = {"user": "the user said", "assistant": "the agent said", "answer": "the user's answer to a question",
+            "plan": "a plan the user approved", "rejection": "the user's reason for rejecting a tool call",
+            "queued": "typed while the agent worked"}
+
+
 def listing(repo: Path, *, namespaces: Sequence[str] | None = None, min_confidence: float = 0.0,
             blocked: bool = False) -> Outcome:
     """The proposals waiting (or, `blocked`, those the screen blocked), most confident first."""
@@ -59,8 +65,11 @@ def listing(repo: Path, *, namespaces: Sequence[str] | None = None, min_confiden
             text.append(f"  {line(c)}")
             if c.content and c.content != c.summary:
                 text.append(f"      {c.content[:160]}")
-            text.append(f"      from session {c.session_id[:8] or '?'} line {c.lines[0]}; "
+            where = f" ({SOURCES.get(c.source, c.source)})" if c.source else ""
+            text.append(f"      from session {c.session_id[:8] or '?'} line {c.lines[0]}{where}; "
                         + ", ".join(f"{k} {v:.2f}" for k, v in c.factors.model_dump().items()))
+            if c.quote and c.quote.rstrip(".") not in f"{c.summary} {c.content}":
+                text.append(f"      said: \"{c.quote[:160]}\"")
         if shown:
             text.append("decide with: memactors review --approve ID... | --reject ID... | --edit ID --summary ...")
     return Outcome([c.model_dump(mode="json") for c in shown], "\n".join(text))

@@ -85,6 +85,7 @@ class CaptureReport:
     withdrawn: int = 0
     redactions: int = 0
     unread_foreign: int = 0  # turns the offline reader left unread: not in English
+    waiting: list[str] = field(default_factory=list)  # transcripts whose last line is not finished
     provider: str = "offline"
     usage: TokenUsage = field(default_factory=TokenUsage)
     errors: list[str] = field(default_factory=list)
@@ -95,7 +96,8 @@ class CaptureReport:
             "transcripts": self.transcripts, "lines_read": self.lines_read, "skipped_lines": self.skipped_lines,
             "turns": self.turns, "proposals": self.proposals, "queued": self.queued, "captured": self.captured,
             "known": self.known, "dropped": self.dropped, "blocked": self.blocked, "withdrawn": self.withdrawn,
-            "redactions": self.redactions, "unread_foreign": self.unread_foreign, "provider": self.provider,
+            "redactions": self.redactions, "unread_foreign": self.unread_foreign, "waiting": self.waiting,
+            "provider": self.provider,
             "usage": self.usage.model_dump(mode="json"), "errors": self.errors,
             "candidates": [c.model_dump(mode="json") for c in self.candidates],
         }
@@ -183,6 +185,8 @@ class SessionCapture:
             report.errors.append(f"cannot read {path}: {exc.strerror or exc}")
             return
         report.transcripts += 1
+        if read.waiting:
+            report.waiting.append(str(path))
         report.lines_read += read.lines_read
         report.skipped_lines += read.skipped
         report.turns += len(read.turns)
@@ -293,6 +297,7 @@ class SessionCapture:
                 id=candidate_id(summary, content), namespace=proposal.namespace, summary=summary, content=content,
                 session_id=(turn.session_id if turn else "") or read.session_id, transcript=transcript,
                 lines=(proposal.line, proposal.line), uuids=(proposal.uuid,) if proposal.uuid else (),
+                source=proposal.source, quote=redact(proposal.quote)[0],
                 factors=factors, confidence=factors.confidence(self.routing.weights), action=action,
                 replaces=replaced.id if replaced else None, replaces_summary=replaced.summary if replaced else None,
                 threat=screen(summary, content), provider=provider, proposed_at=now,
@@ -304,8 +309,8 @@ class SessionCapture:
     async def _ask_llm(self, turns: Sequence[SessionTurn], report: CaptureReport
                        ) -> tuple[list[tuple[RawProposal, float | None, str | None]], str] | None:
         assert self.llm is not None
-        spoken = [(t.role, redact(t.text)[0]) for t in turns]
-        similar = await self._similar(" ".join(text for role, text in spoken if role == "user")[-2000:]
+        spoken = [(t.role, redact(t.text)[0], t.source) for t in turns]
+        similar = await self._similar(" ".join(text for role, text, _ in spoken if role == "user")[-2000:]
                                       or spoken[-1][1][-2000:], limit=8)
         prompt = propose_prompt(spoken, [(s.summary, s.text) for s in similar])
         asked = await ask(self.llm, PROPOSE_SYSTEM, prompt, ProposedMemories, check_proposals(len(similar)),

@@ -160,7 +160,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         waiting = (await run(review.listing, repo)).document or []
         blocked = (await run(review.listing, repo, blocked=True)).document or []
         return page(request, "review.html", {"json": {"pending": waiting, "blocked": blocked},
-                                              "pending": waiting, "blocked": blocked})
+                                              "pending": waiting, "blocked": blocked, "sources": review.SOURCES})
 
     async def review_action(request: Request) -> Response:
         from memactors.adapters.operations import review

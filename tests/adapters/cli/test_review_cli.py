@@ -160,3 +160,32 @@ def test_hooks_queue_the_transcript_and_the_next_run_reads_it(repo: Repo, cli, t
     context = json.loads(cli("context", input=json.dumps(hook)).stdout)["hookSpecificOutput"]["additionalContext"]
     assert "2 proposed memories wait for review: memactors review" in context
     assert context.rstrip().endswith("</memory_consolidated_summaries>") and context.count("<memory_consolidated") == 1
+
+
+def test_extract_says_when_there_is_nothing_to_read_or_a_line_is_unfinished(repo: Repo, cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    done = cli("extract", str(tmp_path / "empty"), "--repo", str(repo.path))
+    assert done.returncode == 2 and "holds no transcripts" in done.stderr
+    half = tmp_path / "half.jsonl"
+    half.write_text(SessionWriter("0b6c1c1e-eeee-4a52-9a57-6d9a1b3ceeee").text().rstrip("\n") or
+                    '{"type": "user", "uuid": "u1", "parentUuid": null, "message": {"role": "user", "content": "Hi"}}')
+    done = cli("extract", str(half), "--repo", str(repo.path), "--dry-run")
+    assert done.returncode == 0 and "its last line has no final newline yet" in done.stdout
+
+
+def test_review_shows_where_a_proposal_was_said(repo: Repo, cli, tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-ffff-4a52-9a57-6d9a1b3cffff")
+    w.user("Set up the API service.")
+    w.ask([{"question": "Which database should the API use?", "header": "Database", "multiSelect": False,
+            "options": [{"label": "SQLite (Recommended)", "description": ""},
+                        {"label": "PostgreSQL", "description": ""}]}],
+          {"Which database should the API use?": "PostgreSQL"})
+    w.user("Ya que estamos, vamos a usar la misma base de datos para todos los servicios del proyecto.")
+    w.user("One more thing about the build — from now on, we pin every dependency with a lockfile in CI.")
+    done = cli("extract", str(w.write(tmp_path)), "--repo", str(repo.path))
+    assert done.returncode == 0 and "1 turn not in English were not read" in done.stdout
+    done = cli("review", "--repo", str(repo.path))
+    assert "line 3 (the user's answer to a question)" in done.stdout
+    assert 'over the recommended "SQLite"' in done.stdout
+    assert "line 5 (the user said)" in done.stdout
+    assert "said:" not in done.stdout  # the content holds the words each came from

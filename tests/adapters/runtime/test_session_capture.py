@@ -253,3 +253,37 @@ def test_a_model_that_is_down_leaves_the_offline_proposer(kept: MemoryStore, mod
         report = _read(_capture(kept, model, llm=_llm(server)), s01().write(tmp_path))
     assert report.provider == "offline" and report.queued == 2
     assert any(e.startswith("proposed offline") for e in report.errors)
+
+
+def test_the_model_reads_answers_plans_and_queued_messages_and_any_language(
+        kept: MemoryStore, model, tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-abab-4a52-9a57-6d9a1b3cabab")
+    w.user("Montons le service d'import des commandes, avec la base de données que nous avons déjà.")
+    w.ask([{"question": "Which queue should the importer use?", "header": "Queue", "multiSelect": False,
+            "options": [{"label": "Redis streams (Recommended)", "description": ""},
+                        {"label": "SQS", "description": ""}]}], {"Which queue should the importer use?": "SQS"})
+    w.plan("# Importer\n\n## Decisions\n- **Retries**: three, with jitter")
+    w.queued("every handler validates its input with pydantic")
+    path = w.write(tmp_path)
+    with FakeOpenAI(responder=_model_answers("none")) as server:
+        report = _read(_capture(kept, model, llm=_llm(server)), path, dry_run=True)
+        prompt = server.chat_requests()[0]["messages"][-1]["content"]
+    assert report.provider == "openai:gpt-5-nano" and report.unread_foreign == 0
+    assert '<turn role="user" source="answer">Which queue should the importer use?\tSQS\tRedis streams' in prompt
+    assert '<turn role="user" source="plan"># Importer' in prompt
+    assert '<turn role="user" source="queued">every handler validates' in prompt
+    assert "Montons le service" in prompt  # another language goes to the model as it is
+
+
+def test_offline_a_turn_in_another_language_is_counted_and_the_answer_is_still_read(
+        kept: MemoryStore, model, tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-cdcd-4a52-9a57-6d9a1b3ccdcd")
+    w.user("A partir de ahora, vamos a usar la base de datos que ya tenemos para todos los pedidos del servicio.")
+    w.ask([{"question": "Which queue should the importer use?", "header": "Queue", "multiSelect": False,
+            "options": [{"label": "Redis streams (Recommended)", "description": ""},
+                        {"label": "SQS", "description": ""}]}], {"Which queue should the importer use?": "SQS"})
+    report = _read(_capture(kept, model), w.write(tmp_path), dry_run=True)
+    assert report.unread_foreign == 1
+    assert [(c.summary, c.source, c.lines[0]) for c in report.candidates] == [("Queue: SQS.", "answer", 3)]
+    assert report.candidates[0].content == 'Asked "Which queue should the importer use?"; the user chose "SQS" over ' \
+        'the recommended "Redis streams".'
