@@ -8,7 +8,9 @@ Claude Code and a user start them:
 - baseline: `python -c pass` (the floor of any cold process on this machine);
 - `memactors context` with SessionStart hook JSON on stdin;
 - `memactors recall QUERY --no-track` (loads the embedding model for the query);
-- `memactors recall QUERY --reason --no-track` (adds date resolution).
+- `memactors recall QUERY --reason --no-track` (adds date resolution);
+- `memactors recall QUERY --no-track` again after `--fresh` memories (default 50) were captured since the run:
+  they are read from the notes and searched at query time (`recall_fresh`, and its ratio to `recall`).
 Reports p50/p95 in milliseconds and each p50 as a ratio to the baseline's.
 """
 
@@ -31,6 +33,7 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.semantic_bench import NOW, build_store  # noqa: E402
+from memactors.adapters.git.capture_writer import write_memory  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
@@ -59,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--fresh", type=int, default=50, help="memories captured after the run for recall_fresh")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     tune_gc()
@@ -85,7 +89,13 @@ def main() -> None:
             row["recall"] = timed([*cli, "recall", "--repo", str(path), "--no-track", "{q}"], args.runs)
             row["recall_reason"] = timed([*cli, "recall", "--repo", str(path), "--no-track", "--reason",
                                           "when did we fix {q}"], max(5, args.runs // 3))
-            for name in ("context", "recall", "recall_reason"):
+            for i in range(args.fresh):
+                write_memory(store, "decisions", f"Fresh decision {i}: route queue {i} through the retry worker",
+                             f"Captured after the last run ({i}).")
+            row["recall_fresh"] = timed([*cli, "recall", "--repo", str(path), "--no-track", "{q}"], args.runs)
+            row["recall_fresh"]["x_recall"] = (row["recall_fresh"]["p50_ms"]  # type: ignore[index]
+                                               / row["recall"]["p50_ms"])  # type: ignore[index]
+            for name in ("context", "recall", "recall_reason", "recall_fresh"):
                 row[name]["x_baseline"] = row[name]["p50_ms"] / baseline["p50_ms"]  # type: ignore[index]
             results[str(size)] = row
             print(f"{size}: {json.dumps(row)}", file=sys.stderr, flush=True)
@@ -96,7 +106,7 @@ def main() -> None:
     print(f"{'memories':>9} {'command':<16} {'p50 ms':>8} {'p95 ms':>8} {'x baseline':>11}")
     for size in args.sizes.split(","):
         row = results[size]
-        for name in ("context", "recall", "recall_reason"):
+        for name in ("context", "recall", "recall_reason", "recall_fresh"):
             figures = row[name]  # type: ignore[index]
             print(f"{row['memories']:>9} {name:<16} {figures['p50_ms']:>8.0f} {figures['p95_ms']:>8.0f} "
                   f"{figures['x_baseline']:>11.1f}")

@@ -61,6 +61,7 @@ class IndexedEntry(BaseModel):
     consolidated_into: str | None = None
     sources: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
+    fresh: bool = False  # written since the last run: read from the notes at query time, no tier yet
 
 
 class ReadModel(BaseModel):

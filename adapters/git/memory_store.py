@@ -127,6 +127,30 @@ class MemoryStore:
             self.cache.save()
         return outcome
 
+    def memories_since(self, tips: dict[str, str]) -> list[Memory]:
+        """The memories in notes written or changed since the memory refs stood at `tips` (ref -> notes commit,
+        as a read model recorded them): only the notes that differ are read. A ref that cannot be read, or an
+        old tip that is gone, gives nothing (the next run reads it whole)."""
+        found: dict[str, Memory] = {}
+        for namespace, ref in sorted(self.git.memory_refs().items()):
+            old = tips.get(ref)
+            try:
+                if self.git.tip(ref) == old:
+                    continue
+                before = dict(self.git.notes_at(old)) if old else {}
+                changed = [(c, b) for c, b in self.git.notes(ref) if before.get(c) != b]
+            except (StoreError, KeyError, ValueError):
+                continue
+            for commit, blob in changed:
+                parse = self.cache.get(namespace, blob, commit)
+                if parse is None:
+                    if self.git.blob_size(blob) > MAX_NOTE_BYTES:
+                        continue
+                    parse = parse_note(namespace, commit, self.git.read_blob(blob))
+                for memory in parse.memories:
+                    found.setdefault(memory.key, memory)
+        return list(found.values())
+
     def load_state(self) -> StateSnapshot:
         """Our state at the tips; raises CorruptState naming the first note that cannot be read,
         the run note on HEAD included (a run appends to it). Other run notes are not read here: they

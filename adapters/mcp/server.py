@@ -228,7 +228,8 @@ def build_server(repo: Path) -> tuple[MCPServer, MemoryTools]:
 
 def _hit(hit: dict[str, Any]) -> dict[str, Any]:
     keep = ("id", "kind", "namespace", "tier", "title", "timestamp", "superseded_by", "superseded_by_summary",
-            "copies", "first_seen", "last_seen", "key_facts", "superseded_facts", "excerpt", "relevance")
+            "copies", "first_seen", "last_seen", "key_facts", "superseded_facts", "excerpt", "relevance",
+            "new_since_last_run")
     return {k: hit[k] for k in keep if hit.get(k) not in (None, [], "")}
 
 

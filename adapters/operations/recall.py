@@ -41,6 +41,22 @@ def _index(common_dir: Path) -> Any:
     return index
 
 
+def fresh_index(store, index, embedder, notes: list[str]):
+    """`index` with the memories written since the run that built it (searchable at once, marked new); a note
+    when more arrived than a query reads."""
+    from memactors.adapters.reading.fresh import MAX_FRESH, with_fresh
+
+    current = {ref: tip for ref in store.git.memory_refs().values() if (tip := store.git.tip(ref)) is not None}
+    if current == {r: t for r, t in index.memory_tips.items() if t is not None}:
+        return index
+    fresh = store.memories_since(index.memory_tips)
+    if len(fresh) > MAX_FRESH:
+        notes.append(f"{len(fresh)} memories are new since the last run; the newest {MAX_FRESH} are searched: "
+                     "run `memactors consolidate`")
+        fresh = sorted(fresh, key=lambda m: m.timestamp)[-MAX_FRESH:]
+    return with_fresh(index, fresh, embedder if index.model_id is not None else None)
+
+
 def _mode_tiers(mode: str) -> list[str]:
     from memactors.adapters.reading.recall import MODES as TIERS
     from memactors.events.tier import TIER_ORDER
@@ -79,7 +95,14 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     try:
         index = _index(store.git.common_dir)
     except ReadModelMissing as exc:
-        raise UsageError(f"{exc}: run `memactors consolidate` first") from None
+        if not str(exc).startswith("no recall index yet"):
+            raise UsageError(f"{exc}: run `memactors consolidate` first") from None
+        from memactors.adapters.reading.fresh import empty_index
+
+        # no run yet: what was captured is searched as it is (no tiers, links or summaries until one)
+        index = empty_index(embedder)
+        notes.append("no read model yet (no run has built one, or its files were removed): memories are searched "
+                     "as captured; `memactors consolidate` tiers, links and summarises them")
     from memactors.actors.algorithms.temporal import is_temporal_question
 
     reason = reason or is_temporal_question(query)
@@ -93,14 +116,11 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH
 
         depth = max(limit, EVIDENCE_DEPTH)
+    index = fresh_index(store, index, embedder, notes)
     check_namespaces(namespaces, index.columns.namespaces)
     hits = search(index, query, mode=mode, limit=depth, namespaces=namespaces, embedder=embedder)
     if not semantic(index, embedder):
         notes.append("matching words only (the index has no vectors for this embedding model)")
-    current = {ref: store.git.tip(ref) for ref in store.git.memory_refs().values()}
-    if current != index.memory_tips:
-        notes.append("memories changed since the last consolidation are not searchable yet: "
-                     "run `memactors consolidate`")
     if reason:
         return _reason(query, store, settings, hits, index, track, notes)
     _track(track, store, (h.entry.key for h in hits if h.entry.kind.value == "memory"), notes)
@@ -110,7 +130,8 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     for h in hits:
         e = h.entry
         mark = "+" if h.widened else " "
-        lines.append(f"  {h.score:.2f} {mark}[{e.tier.value}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
+        tier = "new" if e.fresh else e.tier.value
+        lines.append(f"  {h.score:.2f} {mark}[{tier}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
         when = (f"{e.first_seen:%Y-%m-%d} .. {e.last_seen:%Y-%m-%d}, {e.copies} copies"
                 if e.copies > 1 and e.first_seen and e.last_seen else f"{e.timestamp:%Y-%m-%d}")
         lines.append(f"        {e.id}  {when}")

@@ -77,6 +77,7 @@ class RecallIndex:
     memory_tips: dict[str, str]
     columns: EntryColumns
     lexical: Path | None = None  # the FTS5 index of the same entries, when there is one
+    lexical_rows: int | None = None  # how many leading entries the lexical index holds (None: all of them)
 
 
 class ReadCache:

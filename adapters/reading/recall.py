@@ -89,11 +89,13 @@ class RecallHit:
     def as_json(self) -> dict[str, Any]:
         e = self.entry
         doc: dict[str, Any] = {
-            "id": e.id, "kind": e.kind.value, "namespace": e.namespace, "tier": e.tier.value,
+            "id": e.id, "kind": e.kind.value, "namespace": e.namespace, "tier": None if e.fresh else e.tier.value,
             "widened": self.widened,
             "score": round(self.score, 4), "relevance": round(self.relevance, 4), "summary": e.summary,
             "title": e.title or e.summary, "timestamp": e.timestamp.isoformat(), "superseded_by": e.superseded_by,
         }
+        if e.fresh:
+            doc["new_since_last_run"] = True
         if e.copies > 1:
             doc["copies"] = e.copies
             doc["first_seen"] = e.first_seen.isoformat() if e.first_seen else None
@@ -137,6 +139,10 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
             keys = np.fromiter(found.share.keys(), dtype=np.intp, count=len(found.share))
             at, ok = _positions(rows, keys)
             share[at[ok]] = np.fromiter(found.share.values(), dtype=np.float32, count=len(found.share))[ok]
+        if index.lexical_rows is not None:  # memories new since the run: not in its lexical index, matched by words
+            late = np.flatnonzero(rows >= index.lexical_rows)
+            if len(late):
+                share[late] = _lexical(frozenset(terms(query)), [index.entries[int(rows[i])] for i in late])
     if semantic(index, embedder):
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)

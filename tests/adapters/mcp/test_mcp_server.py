@@ -60,6 +60,16 @@ async def test_every_tool_is_listed_with_a_teaching_description_and_hints(consol
     assert by_name["recall"].input_schema["properties"]["mode"]
 
 
+async def test_a_capture_is_found_by_the_next_recall_before_any_run(consolidated: Repo, tmp_path) -> None:
+    async with session(consolidated.path, tmp_path / "err") as (client, _):
+        captured = _doc(await client.call_tool("capture", {
+            "namespace": "decisions", "summary": "Vendor the protobuf compiler in tools/protoc",
+            "content": "CI must not download it."}))
+        found = _doc(await client.call_tool("recall", {"query": "where does the protobuf compiler come from",
+                                                        "limit": 3}))
+        assert found["results"][0]["id"] == captured["id"] and found["results"][0]["new_since_last_run"]
+
+
 async def test_capture_then_recall_finds_it_and_show_and_graph_follow_it(consolidated: Repo, tmp_path) -> None:
     async with session(consolidated.path, tmp_path / "err") as (client, _):
         captured = _doc(await client.call_tool("capture", {
