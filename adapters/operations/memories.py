@@ -414,7 +414,8 @@ def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool
     when = "the daemon's next run applies it" if daemon_holder(store.git.common_dir) is not None else \
         "the next `memactors consolidate` applies it"
     text = (f"conflict {edge.id} resolved: {'both stand' if both else 'kept ' + str(keep)}\n"
-            f"  recorded now; tiers and retention change when a run applies it ({when})")
+            f"  recall, the session's context and surfacing see it now; tiers and retention change when a run "
+            f"applies it ({when})")
     return Outcome({"conflict_id": edge.id, "resolution": resolution, "applies": "next run"}, text)
 
 
@@ -472,6 +473,22 @@ def commit_user_decision(store, state, edge_changes: dict, meta_updates: dict, *
         report=report, run_commit=store.head() or fallback_commit,
     )
     store.commit(change, dict(state.tips))
+    if meta_updates:
+        _apply_to_read_model(store, {k: m.superseded_by for k, m in meta_updates.items()})
+
+
+def _apply_to_read_model(store, superseded_by: dict[str, str | None]) -> None:
+    """What the user decided, seen by recall, the SessionStart context and surfacing at once (a failure here
+    costs nothing the next run does not redo)."""
+    from memactors.adapters.git.commit_files import CACHE_FILE, CommitFiles
+    from memactors.adapters.reading.read_cache import ReadCache
+
+    common = store.git.common_dir
+    try:
+        ReadCache(common, files=CommitFiles(store.git.repo, common / "memactors" / CACHE_FILE)
+                  ).apply_decisions(superseded_by)
+    except OSError as exc:
+        print(f"memactors: recall shows the decision after the next run ({exc})", file=sys.stderr)
 
 
 # --- context ----------------------------------------------------------------------------------

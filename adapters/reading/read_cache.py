@@ -30,6 +30,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -150,6 +151,48 @@ class ReadCache:
                                 title=e.title or e.summary, body=f"{e.summary}\n{e.excerpt}",
                                 tags=" ".join((e.namespace, *e.tags))) for e in chosen]
         write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id)
+
+    def apply_decisions(self, superseded_by: dict[str, str | None]) -> bool:
+        """Apply the user's decisions to the stored read model at once (memory key -> the key that now replaces
+        it, or None when it stands again): recall, the SessionStart context and surfacing see them before the
+        next run, which recomputes tiers and retention. False when there is no read model to patch."""
+        try:
+            index = self.load()
+        except ReadModelMissing:
+            return False
+        entries = list(index.entries)
+        heads = {e.key: e for e in entries if e.kind is EntryKind.MEMORY and e.copy_of is None}
+        patched = []
+        for e in entries:
+            key = e.copy_of or e.key
+            if e.kind is EntryKind.MEMORY and key in superseded_by:
+                newer = heads.get(superseded_by[key] or "")
+                e = e.model_copy(update={
+                    "superseded_by": newer.id if newer else superseded_by[key],
+                    "superseded_by_text": (newer.title or newer.summary) if newer else None})
+            patched.append(e)
+        try:
+            context = json.loads((self.directory / CONTEXT_FILE).read_text())
+            reference = datetime.fromtimestamp(float(context["reference_time"]), timezone.utc)
+        except (OSError, ValueError, KeyError, TypeError):
+            reference = None
+        model = ReadModel(run_id=index.run_id, generated_at=datetime.fromisoformat(index.generated_at),
+                          reference_time=reference, memory_tips=index.memory_tips, entries=tuple(patched),
+                          embedding_texts=())
+        header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": index.run_id,
+                  "generated_at": index.generated_at, "model_id": index.model_id, "memory_tips": index.memory_tips}
+        vectors = index.vectors.astype(np.float16) if index.vectors is not None else np.zeros((0, 0), np.float16)
+        table = table_arrays(patched)
+
+        def recall_index(handle) -> None:
+            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
+
+        _replace(self.directory / RECALL_FILE, recall_index)
+        document = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
+        _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(document))
+        self._write_surfacing(model)
+        self._written = None
+        return True
 
     # --- read ----------------------------------------------------------------------
 

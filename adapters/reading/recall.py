@@ -66,6 +66,8 @@ SUPERSEDED_FACTOR = 0.85
 PRESENT_SUPERSEDED_FACTOR = 0.5
 #: How many replacements recall follows from a replaced memory to the one that stands.
 MAX_HOPS = 5
+#: How many memories that replaced a summary's facts are listed above it.
+MAX_SUMMARY_REPLACEMENTS = 2
 _PRESENT = re.compile(
     r"\b(?:now|current(?:ly)?|today|these\s+days|at\s+the\s+moment|nowadays|still|latest)\b"
     r"|^\s*(?:what|which|how|where|who)\b(?!.*\b(?:did|was|were|had|used\s+to|before|originally|first|initially"
@@ -230,14 +232,14 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
 
 
 def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: str | None) -> list[RecallHit]:
-    """Each replaced memory listed with what replaced it (followed to the memory that stands) just above it:
+    """Each replaced memory, and each summary whose facts were replaced, listed with what replaced them (followed
+    to the memory that stands) just above it:
     moved up when listed lower, added when not listed (at the replaced one's relevance)."""
     out = list(hits)
     i = 0
     while i < len(out):
         entry = out[i].entry
-        current = _standing(index, entry) if entry.kind is EntryKind.MEMORY and entry.superseded_by else None
-        if current is not None:
+        for current in _replacements(index, entry):
             title = _title_key(current)
             at = next((j for j, h in enumerate(out) if h.entry.key == current.key or _title_key(h.entry) == title),
                       None)
@@ -250,6 +252,27 @@ def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: 
                 i += 1
         i += 1
     return out[:limit]
+
+
+def _replacements(index: RecallIndex, entry: IndexedEntry) -> list[IndexedEntry]:
+    """What stands in place of what `entry` says that was replaced: for a memory, what replaced it; for a summary,
+    what replaced its replaced members (at most MAX_SUMMARY_REPLACEMENTS)."""
+    if entry.kind is EntryKind.MEMORY:
+        current = _standing(index, entry) if entry.superseded_by else None
+        return [current] if current is not None else []
+    found: list[IndexedEntry] = []
+    if entry.superseded_by and (row := index.entries.row_of(entry.superseded_by)) is not None:
+        found.append(index.entries[int(index.columns.head[row])])
+    if entry.superseded_facts:
+        for source in entry.sources:
+            row = index.entries.row_of(source)
+            member = index.entries[row] if row is not None else None
+            current = _standing(index, member) if member is not None and member.superseded_by else None
+            if current is not None and current.key not in {f.key for f in found}:
+                found.append(current)
+            if len(found) >= MAX_SUMMARY_REPLACEMENTS:
+                break
+    return found
 
 
 def _title_key(entry: IndexedEntry) -> str:

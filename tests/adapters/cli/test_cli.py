@@ -388,6 +388,16 @@ def test_conflicts_wait_for_the_user_and_resolve_is_honoured(repo: Repo) -> None
     assert json.loads(run_cli("conflicts", "--json", "--repo", str(repo.path)).stdout) == []
     older = json.loads(run_cli("show", "--json", "--repo", str(repo.path), conflict["target_id"]).stdout)
     assert older["meta"]["superseded_by"] and older["retention"]["superseded"] is True
+    # seen at once, before any run: recall marks it replaced and the session's context no longer offers it
+    hits = json.loads(run_cli("recall", "Redis for session caching", "--json", "--no-track", "--mode", "exhaustive",
+                              "--repo", str(repo.path)).stdout)
+    loser = next(h for h in hits if h["id"] == conflict["target_id"])
+    assert loser["superseded_by"] == conflict["source_id"]
+    assert [h["id"] for h in hits].index(conflict["source_id"]) < [h["id"] for h in hits].index(conflict["target_id"])
+    hook = json.dumps({"session_id": "s", "cwd": str(repo.path), "hook_event_name": "SessionStart"})
+    block = run_cli("context", "--block", "--repo", str(repo.path), input=hook).stdout
+    assert "Do not use Redis for session caching" in block
+    assert not any(line.endswith("] Use Redis for session caching") for line in block.splitlines())
     edges = json.loads(run_cli("edges", "--json", "--repo", str(repo.path), conflict["target_id"]).stdout)
     assert [e["resolution"] for e in edges if e["edge_type"] == "contradicts"] == [f"keep:{older['meta']['superseded_by']}"]
     for edge in edges:
