@@ -15,9 +15,11 @@ async def watch_signals(
     on_first: Callable[[int], None],
     on_second: Callable[[int], None],
     *,
+    quiet_first: bool = False,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Call `on_first` at the first SIGINT/SIGTERM (drain), `on_second` at the next (stop now).
+    """Call `on_first` at the first SIGINT/SIGTERM (drain), `on_second` at the next (stop now); `quiet_first`
+    when the first stops at once (nothing to announce: the command's exit says it).
 
     Must run in the main thread; runs until cancelled.
     """
@@ -28,7 +30,8 @@ async def watch_signals(
             seen += 1
             name = signal.Signals(signum).name
             if seen == 1:
-                log.warning("%s received: finishing the run in flight, then exiting", name)
+                if not quiet_first:
+                    log.warning("%s received: finishing the run in flight, then exiting", name)
                 on_first(signum)
             else:
                 log.warning("%s received again: stopping now", name)

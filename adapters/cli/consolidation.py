@@ -139,7 +139,7 @@ def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait
         for path in corrupt:
             logging.getLogger("memactors").warning("moved a corrupt inbox file aside: %s", path)
         services = run_services(store, settings, SystemClock(), args.max_llm_calls, args.max_cost_usd)
-        report = trio.run(lambda: consolidate(services, options, handle_signals=True))
+        report = trio.run(lambda: consolidate(services, options, handle_signals=True, stop_at_first_signal=True))
         if report.phase == "completed":
             mine = os.getpid()
             for event in queued:  # a `consolidate` handed to a daemon that never ran it: its sender waits

@@ -126,7 +126,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     if args.content is not None:
         content = clean_body(args.content, "--content", cleaned)
     elif not sys.stdin.isatty():
-        content = clean_body(read_stdin_text(), "stdin", cleaned)
+        content = clean_body(read_stdin_text("the memory's content"), "stdin", cleaned)
     else:
         content = ""
 

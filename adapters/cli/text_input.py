@@ -72,8 +72,24 @@ def clean_body(value: str, what: str, cleaned: Cleaned) -> str:
     return kept
 
 
-def read_stdin_text() -> str:
-    """All of stdin as text, whatever its bytes (invalid ones as lone surrogates, for `clean_body`)."""
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8",
-                                                                                               "surrogateescape")
+#: How long reading standard input may wait silently before the command says what it waits for.
+STDIN_NOTICE_SECONDS = 2.0
+
+
+def read_stdin_text(waiting_for: str = "the content") -> str:
+    """All of stdin as text, whatever its bytes (invalid ones as lone surrogates, for `clean_body`). When nothing
+    has ended it after STDIN_NOTICE_SECONDS (a pipe left open), one line on stderr says what it waits for."""
+    import threading
+
+    notice = threading.Timer(STDIN_NOTICE_SECONDS, lambda: print(
+        f"memactors: waiting for {waiting_for} on standard input (end it with Ctrl-D or close the pipe; "
+        "or pass --content)",
+        file=sys.stderr, flush=True))
+    notice.daemon = True
+    notice.start()
+    try:
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode(
+            "utf-8", "surrogateescape")
+    finally:
+        notice.cancel()
     return data.decode("utf-8", "surrogateescape")

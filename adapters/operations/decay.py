@@ -61,6 +61,8 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
                "activation": round(retention.activation, 3), "importance": round(retention.importance, 3),
                "quality": round(retention.quality, 3), "superseded": retention.superseded}
         if order[tier] > order[meta.tier.value]:
+            row["below"] = {"hot": policy.hot_threshold, "warm": policy.warm_threshold,
+                            "cold": policy.cold_threshold}.get(meta.tier.value)
             moves.append(row)
         if threshold is not None and retention.score < threshold:
             below.append(row)
@@ -77,8 +79,12 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     lines = [f"in {days:g} days on {clock}, unused: {len(moves)} "
              f"{'memory moves' if len(moves) == 1 else 'memories move'} to a colder tier"
              + (f" ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})" if counts else "")]
+    if moves:
+        lines.append(f"  a memory leaves its tier when its retention falls below the tier's bar: hot "
+                     f"{policy.hot_threshold:.2f}, warm {policy.warm_threshold:.2f}, cold {policy.cold_threshold:.2f}")
     for row in moves[:limit]:
-        lines.append(f"  {row['tier']:>8} -> {row['becomes']:<8} {row['retention']:.2f}  {row['namespace']:<12} "
+        bar = f" < {row['below']:.2f}" if row.get("below") is not None else ""
+        lines.append(f"  {row['tier']:>8} -> {row['becomes']:<8} {row['retention']:.2f}{bar}  {row['namespace']:<12} "
                      f"{' '.join(row['summary'].split())[:70]}")
         lines.append(f"      {row['id']}  recency {row['recency']:.2f} · activation {row['activation']:.2f} · "
                      f"importance {row['importance']:.2f} · quality {row['quality']:.2f}"

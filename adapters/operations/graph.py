@@ -10,7 +10,7 @@ from typing import Any
 
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.memories import open_view_and_state, phrase
-from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
+from memactors.adapters.operations.outcome import EXIT_USAGE, Outcome, place
 
 EDGE_TYPES = ("supersedes", "subsumes", "consolidates", "references", "contradicts", "relates_to", "depends_on",
               "implements", "extends", "supports")
@@ -18,6 +18,15 @@ FORMATS = ("text", "json", "mermaid", "dot")
 MAX_DEPTH = 5
 #: At most this many memories in one graph: the answer stays readable (and fits a model's context).
 MAX_NODES = 60
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` whole, or cut at the last word that fits, with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return f"{cut}…"
 
 
 def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | None = None,
@@ -40,7 +49,7 @@ def graph(repo: Path, memory_id: str, *, depth: int = 2, types: Sequence[str] | 
         wanted = memory_id.strip().removeprefix("summary:")
         matches = [sid for sid in state.summaries if len(wanted) >= 6 and sid.startswith(wanted)]
         if len(matches) != 1:
-            return Outcome(None, f"no memory {memory_id!r} in {repo} (see `memactors tiers`)", EXIT_ERRORS)
+            return Outcome(None, f"no memory {memory_id!r} in {place(repo)} (see `memactors tiers`)", EXIT_USAGE)
         start = root = f"summary:{matches[0]}"
     by_key: dict[str, list[Any]] = {}
     for edge in state.edges.values():
@@ -97,12 +106,12 @@ def _text(doc: dict[str, Any]) -> str:
     titles = {n["id"]: n for n in doc["nodes"]}
     lines = []
     for node in doc["nodes"]:
-        lines.append(f"{'  ' * node['hop']}{node['id']}  [{node['tier'] or '?'}]  {node['title'][:80]}")
+        lines.append(f"{'  ' * node['hop']}{node['id']}  [{node['tier'] or '?'}]  {clip(node['title'], 80)}")
         for edge in doc["edges"]:
             if edge["source_id"] == node["id"]:
                 other = titles[edge["target_id"]]
                 lines.append(f"{'  ' * node['hop']}  -> {phrase(edge['edge_type'], True)} {other['id']}: "
-                             f"{edge['reason'][:80]}")
+                             f"{clip(edge['reason'], 80)}")
     if len(doc["nodes"]) == 1:
         lines.append("  no links yet (run `memactors consolidate`)")
     if doc["truncated"]:

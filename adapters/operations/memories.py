@@ -9,7 +9,7 @@ from typing import Any
 
 from memactors.adapters.operations.checks import MAX_CONTENT_BYTES, MAX_SUMMARY_CHARS, counts
 from memactors.adapters.operations.errors import UsageError
-from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
+from memactors.adapters.operations.outcome import EXIT_ERRORS, EXIT_USAGE, Outcome, place
 from memactors.adapters.operations.store import load_settings, open_store
 
 #: How often `resolve` records its decision again when a run persisted meanwhile.
@@ -149,8 +149,8 @@ def show(repo: Path, memory_id: str) -> Outcome:
         shown = _show_summary(memory_id, state, view)
         if shown is not None:
             return shown
-        return Outcome(None, f"no memory {memory_id!r} in {repo} (IDs look like decisions:<sha>:<index>; see "
-                       "`memactors tiers`)", EXIT_ERRORS)
+        return Outcome(None, f"no memory {memory_id!r} in {place(repo)} (IDs look like decisions:<sha>:<index>; see "
+                       "`memactors tiers`)", EXIT_USAGE)
     doc = {"kind": "memory", **_memory_json(found)}
     r, q, t = found.retention, found.quality, found.quality.traits
     notes = [name for name, on in (("auto-captured", t.auto_captured), ("cut from a transcript", t.cut),
@@ -268,7 +268,7 @@ def status(repo: Path, *, verbose: bool = False) -> Outcome:
             lines.append(f"    {n} {reason:<18} {ref} on {commit[:12]}: `git notes --ref={ref} show {commit[:12]}`")
         if last:
             lines.append(f"  last run's tiers: {counts(last.get('tier_counts', {}))}; "
-                         f"took {last.get('duration_seconds', 0):.2f} s; refs {', '.join(last.get('refs_updated', []))}")
+                         f"took {last.get('duration_seconds', 0):.2f} s")
     elif where:
         lines.append(f"  (unreadable entries sit in {len(where)} note{'s' if len(where) != 1 else ''}: "
                      "`memactors status --verbose` lists them; copies are not counted there)")
@@ -350,7 +350,7 @@ def edges(repo: Path, memory_id: str) -> Outcome:
     _, view, state = open_view_and_state(repo)
     found = view.find(memory_id.strip())
     if found is None:
-        return Outcome(None, f"no memory {memory_id!r} in {repo}", EXIT_ERRORS)
+        return Outcome(None, f"no memory {memory_id!r} in {place(repo)} (see `memactors tiers`)", EXIT_USAGE)
     key = found.memory.key
     found_edges = sorted((e for e in state.edges.values() if key in (e.source_key, e.target_key) and e.in_force),
                          key=lambda e: (e.edge_type.value, e.created_at))
@@ -361,8 +361,9 @@ def edges(repo: Path, memory_id: str) -> Outcome:
         partial = " (partially)" if e.partial else ""
         state_note = (" [added by you]" if e.is_link and e.resolution else
                       f" [resolved: {e.resolution}]" if e.resolution else "")
-        lines.append(f"  {phrase(e.edge_type.value, outgoing)}{partial} "
-                     f"{label(view, other)}{state_note}\n      {e.reason}")
+        said = phrase(e.edge_type.value, outgoing)
+        why = f"\n      {e.reason}" if e.reason.strip() and e.reason.strip() not in (said, e.edge_type.value) else ""
+        lines.append(f"  {said}{partial} {label(view, other)}{state_note}{why}")
     if not found_edges:
         lines.append("  no relationships yet (run `memactors consolidate`)")
     return Outcome([titled(view, e) for e in found_edges], "\n".join(lines))

@@ -8,7 +8,7 @@ from typing import Any
 
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.memories import label, open_view_and_state
-from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
+from memactors.adapters.operations.outcome import EXIT_USAGE, Outcome, place
 
 #: Runs listed on one page, and memories listed per kind of change in one run.
 PER_PAGE = 20
@@ -73,8 +73,8 @@ def run_changes(repo: Path, run_id: str) -> Outcome:
     wanted = run_id.strip()
     matches = [r for r in records if len(wanted) >= 6 and str(r.get("run_id", "")).startswith(wanted)]
     if len(matches) != 1:
-        return Outcome(None, f"no single run {wanted!r} in {repo} (see `memactors view` or the runs list)",
-                       EXIT_ERRORS)
+        return Outcome(None, f"no single run {wanted!r} in {place(repo)} (see `memactors view` or the runs list)",
+                       EXIT_USAGE)
     run = matches[0]
     full_id = str(run["run_id"])
 
@@ -135,7 +135,7 @@ def tier_history(repo: Path, memory_id: str) -> Outcome:
     store, view, _ = open_view_and_state(repo)
     found = view.find(memory_id.strip())
     if found is None:
-        return Outcome(None, f"no memory {memory_id!r} in {repo}", EXIT_ERRORS)
+        return Outcome(None, f"no memory {memory_id!r} in {place(repo)}", EXIT_USAGE)
     key, commit = found.memory.key, found.memory.commit
     history, last = [], None
     for run_id, data in reversed(note_history(store.git, META_REF, commit)):

@@ -7,6 +7,7 @@ same `pipeline_children` under the same supervisor.
 from __future__ import annotations
 
 import logging
+from functools import partial
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -232,12 +233,16 @@ async def consolidate(
     options: RunOptions,
     *,
     handle_signals: bool = False,
+    stop_at_first_signal: bool = False,
     children: Callable[[Services], list[ChildSpec]] = pipeline_children,
 ) -> RunReport:
     """Start the actors, drive one run to its end, shut the actors down.
 
     With `handle_signals`, a first SIGINT/SIGTERM lets the run in flight
     finish and persist; a second stops at once (refs stay at old or new).
+    With `stop_at_first_signal` (a command a person waits on), the first
+    stops at once: a commit in progress completes (its refs move together or
+    not at all), then KeyboardInterrupt is raised.
     Local caches (vectors) are saved unless the run was a dry run. Raises
     RunNeedsUser when the run stopped on something only the user can fix.
     """
@@ -249,7 +254,10 @@ async def consolidate(
     try:
         async with trio.open_nursery() as nursery:
             if handle_signals:
-                await nursery.start(watch_signals, lambda _sig: None, lambda _sig: nursery.cancel_scope.cancel())
+                stop = nursery.cancel_scope.cancel
+                await nursery.start(partial(watch_signals, quiet_first=stop_at_first_signal),
+                                    (lambda _sig: stop()) if stop_at_first_signal else (lambda _sig: None),
+                                    lambda _sig: stop())
             await nursery.start(supervisor.run)
             try:
                 report = await drive_run(bus, outcomes, options, services.clock)
@@ -267,6 +275,6 @@ async def consolidate(
             await services.aclose(keep_caches=report is not None and not options.dry_run)
     if stopped is not None:
         raise stopped
-    if report is None:  # pragma: no cover - only when cancelled by a second signal
+    if report is None:  # cancelled by a signal
         raise KeyboardInterrupt
     return report

@@ -253,9 +253,10 @@ def test_capture_refuses_bad_input_without_writing(repo: Repo) -> None:
     assert repo.refs() == {}
 
 
-def test_show_an_unknown_id_exits_1(populated: Repo) -> None:
+def test_show_an_unknown_id_exits_2_naming_the_repository(populated: Repo) -> None:
     result = run_cli("show", "--repo", str(populated.path), "decisions:deadbeef:0")
-    assert result.returncode == 1 and "no memory" in one_line_error(result)
+    assert result.returncode == 2 and "no memory" in one_line_error(result)
+    assert f"in {populated.path.resolve()}" in result.stderr
 
 
 def test_status_and_tiers_report_counts_after_a_run(populated: Repo) -> None:
@@ -351,10 +352,11 @@ def test_a_killed_run_leaves_every_ref_at_its_old_or_new_commit(big_store: Path)
     _state_is_whole(big_store)
 
 
-def test_sigint_finishes_the_run_in_flight_and_exits_0(big_store: Path) -> None:
+def test_sigint_stops_the_run_at_once_with_130_and_leaves_the_state_whole(big_store: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "memactors.adapters.cli", "consolidate", "--json", "-v", "--repo", str(big_store)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stderr is not None
     for line in proc.stderr:
@@ -362,9 +364,11 @@ def test_sigint_finishes_the_run_in_flight_and_exits_0(big_store: Path) -> None:
             break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
-    assert json.loads(out)["phase"] == "completed" and json.loads(out)["persisted"] is True
-    _state_is_whole(big_store)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and out.strip() == ""
+    _state_is_whole(big_store)  # refs at the old run or the new, never half of one
+    finish = run_cli("consolidate", "--json", "--repo", str(big_store))
+    assert finish.returncode == 0 and json.loads(finish.stdout)["phase"] == "completed"
 
 
 def test_conflicts_wait_for_the_user_and_resolve_is_honoured(repo: Repo) -> None:

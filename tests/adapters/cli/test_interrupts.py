@@ -1,7 +1,7 @@
 """Ctrl-C at any moment ends a command with its documented exit code: never an abort, never a traceback.
 
 Documented: a one-shot command interrupted exits 130; `memactors run` stopped by a signal exits 0; a
-`recall` before the first consolidation exits 2. The model loads in a worker thread early in both, so
+`recall` before the first consolidation searches the memories as captured (exit 0). The model loads in a worker thread early in both, so
 random moments land before, during and after the load.
 """
 
@@ -48,7 +48,7 @@ def test_recall_interrupted_at_random_moments_exits_only_with_documented_codes(r
     # from 0.25 s: after the interpreter itself started (a Ctrl-C inside Python's own start-up is Python's)
     moments = random.Random(22).sample([i / 20 for i in range(5, 26)], 8)
     before = [(t, _interrupted(["recall", "storage", "--repo", str(repo.path)], t)) for t in moments]
-    _check(before, {2, 130})  # 2: not consolidated yet, said in one line
+    _check(before, {0, 130})  # not consolidated yet: searched as captured
     assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
     after = [(t, _interrupted(["recall", "storage", "--no-track", "--repo", str(repo.path)], t)) for t in moments]
     _check(after, {0, 130})

@@ -133,3 +133,19 @@ def test_an_unknown_namespace_names_the_valid_ones(populated: Repo) -> None:
         result = run_cli(*command, "--repo", str(populated.path))
         assert result.returncode == 2
         assert "unknown namespace 'nosuch'; use one of: inception" in result.stderr and "decisions" in result.stderr
+
+
+def test_capture_waiting_on_an_open_pipe_says_what_it_waits_for(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "capture", "--namespace", "decisions",
+                             "--summary", "Use uv for dependencies", "--repo", str(repo.path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None and proc.stdin is not None
+    said = proc.stderr.readline()  # the pipe stays open: the command must say so, not wait silently
+    assert "waiting for the memory's content on standard input" in said and "--content" in said
+    proc.stdin.write("uv resolves in seconds.")
+    proc.stdin.close()
+    assert proc.stdout is not None and proc.wait(timeout=120) == 0
+    assert proc.stdout.read().startswith("decisions:")

@@ -71,7 +71,7 @@ def test_formats_render_safely_and_bad_requests_say_what_is_wrong(chain: Repo) -
         done = run_cli("graph", start, *args, "--repo", str(chain.path))
         assert done.returncode == code and says in done.stderr
     missing = run_cli("graph", "decisions:0000000:7", "--repo", str(chain.path))
-    assert missing.returncode == 1 and "no memory" in missing.stderr
+    assert missing.returncode == 2 and "no memory" in missing.stderr
 
 
 def test_labels_cannot_break_out_of_a_mermaid_or_dot_graph(repo: Repo) -> None:
