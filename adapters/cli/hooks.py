@@ -220,10 +220,18 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _checkout() -> str:
+    """Where this memactors was installed from, as pipx takes it: its checkout (memactors is not on a package
+    index), else a placeholder naming what to put there."""
+    here = Path(__file__).resolve().parents[2]
+    return str(here) if (here / "pyproject.toml").is_file() else "<a checkout of memactors>"
+
+
 def _path_notes(found: str | None, venv: str | None) -> list[str]:
     """What to tell a user whose committed hooks name `memactors` bare, given where it resolves now."""
-    remedy = ("install it where every shell finds it (`pipx install memactors` or `uv tool install memactors`), "
-              "or reinstall these hooks with --local (they then name this machine's Python by path)")
+    remedy = (f"install it where every shell finds it (`pipx install {_checkout()}` then `pipx ensurepath`, or "
+              f"`uv tool install {_checkout()}`), or reinstall these hooks with --local (they then name this "
+              "machine's Python by path)")
     if found is None:
         return [f"warning: `memactors` is not on PATH here, so these hooks fail until it is: {remedy}"]
     if venv and os.path.realpath(found).startswith(os.path.realpath(venv) + os.sep):

@@ -117,7 +117,10 @@ def test_hooks_install_warns_when_memactors_resolves_only_through_an_activated_v
     assert result.returncode == 0, result.stderr
     said = " ".join(result.stdout.split())
     assert f"found only through the activated virtual environment {venv}" in said
-    assert "pipx install memactors" in said and "--local" in said
+    # memactors is on no package index: the advice names the checkout it was installed from, and ensurepath
+    checkout = Path(__file__).resolve().parents[3]
+    assert f"pipx install {checkout}" in said and "pipx ensurepath" in said and "--local" in said
+    assert "pipx install memactors" not in said
     assert "next: the hooks only queue events" in said and "memactors run --repo" in said
     elsewhere = run_cli("hooks", "install", "--git", "--repo", str(repo.path),
                         env={"PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "VIRTUAL_ENV": ""})
