@@ -150,7 +150,8 @@ class Persister(JoiningActor):
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
         if not (changed_meta or summary_changes or edge_changes):
-            report = await self._refresh_read_model(report, scanned, tiered, formed, metas, prior.summaries)
+            report = await self._refresh_read_model(report, scanned, tiered, formed, metas, prior.summaries,
+                                                    prior.edges)
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
             return
         commit_of = {m.key: m.commit for m in scanned.memories}
@@ -183,12 +184,15 @@ class Persister(JoiningActor):
         summaries = {**prior.summaries, **{sid: s for sid, s in summary_changes.items() if s is not None}}
         for sid in [sid for sid, s in summary_changes.items() if s is None]:
             summaries.pop(sid, None)
-        report = await self._refresh_read_model(report, scanned, tiered, formed, metas, summaries)
+        edges = {**prior.edges, **{eid: e for eid, e in edge_changes.items() if e is not None}}
+        for eid in [eid for eid, e in edge_changes.items() if e is None]:
+            edges.pop(eid, None)
+        report = await self._refresh_read_model(report, scanned, tiered, formed, metas, summaries, edges)
         await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))
 
     async def _refresh_read_model(self, report: RunReport, scanned: MemoriesScanned, tiered: MemoriesTiered,
                                   formed: ClustersFormed | None, metas: list[MemoryMeta],
-                                  summaries: Mapping[str, Summary]) -> RunReport:
+                                  summaries: Mapping[str, Summary], edges: Mapping[str, Edge]) -> RunReport:
         """Precompute what recall and context read, after a run over the whole store.
 
         A run scoped to some namespaces leaves the read model as it was (it
@@ -204,6 +208,8 @@ class Persister(JoiningActor):
             quality=self._quality, reference_time=tiered.reference_time,
             traits=self._traits.traits(scanned.memories) if self._traits is not None else None,
             copies=formed.duplicate_of if formed is not None else None,
+            conflicts=[(e.source_key, e.target_key) for e in edges.values()
+                       if e.edge_type is EdgeType.CONTRADICTS and e.resolution is None],
         )
         try:
             await trio.to_thread.run_sync(self._read_model.write, model)

@@ -275,6 +275,12 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"^- (\[\d{4}-\d{2}-\d{2}\] )?", "", text).lower().split())
 
 
+def even_dialogues(dataset: Path) -> list[Path]:
+    """The even-numbered dialogues' files, by number (the odd-numbered ones are held out: never opened)."""
+    return sorted((p for p in dataset.glob("dialogue_*.json") if int(p.stem.split("_")[1]) % 2 == 0),
+                  key=lambda p: int(p.stem.split("_")[1]))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path, help="the data set's dataset/ folder")
@@ -289,9 +295,7 @@ def main() -> int:
         print("memorycode_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
         return 2
     topics = json.loads(args.topics.read_text())
-    paths = sorted((p for p in args.dataset.glob("dialogue_*.json") if int(p.stem.split("_")[1]) % 2 == 0),
-                   key=lambda p: int(p.stem.split("_")[1]))
-    dialogues = [load_dialogue(p, topics) for p in paths]
+    dialogues = [load_dialogue(p, topics) for p in even_dialogues(args.dataset)]
     dialogues = [d for d in dialogues if len({i.session for i in d.instructions}) >= args.min_sessions
                  and (args.part == "all" or d.held_out == (args.part == "held-out"))]
     if args.limit:

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.consolidate_bench import machine  # noqa: E402
-from bench.memorycode_bench import Dialogue, Instruction, load_dialogue  # noqa: E402
+from bench.memorycode_bench import Dialogue, Instruction, even_dialogues, load_dialogue  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
@@ -124,10 +124,8 @@ def main() -> int:
         print("memorycode_capture_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
         return 2
     topics = json.loads(args.topics.read_text())
-    paths = sorted((p for p in args.dataset.glob("dialogue_*.json") if int(p.stem.split("_")[1]) % 2 == 0),
-                   key=lambda p: int(p.stem.split("_")[1]))
     chosen = []
-    for p in paths:
+    for p in even_dialogues(args.dataset):
         d = load_dialogue(p, topics)
         if args.part == "all" or d.held_out == (args.part == "held-out"):
             chosen.append((p, d))

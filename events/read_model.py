@@ -70,7 +70,8 @@ class ReadModel(BaseModel):
     `embedding_texts[i]` belongs to `entries[i]` (the memories' texts are the
     clusterer's, so their vectors come from the cache). `memory_tips` are the
     memory refs as scanned: a reader compares them to tell whether memories
-    arrived since. `reference_time` is the "now" the run's recency counted from.
+    arrived since. `reference_time` is the "now" the run's recency counted from. `conflicts` are the
+    contradictions no one has decided yet (the SessionStart block shows each once, as a question for the user).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -82,3 +83,4 @@ class ReadModel(BaseModel):
     memory_tips: dict[str, str]
     entries: tuple[IndexedEntry, ...]
     embedding_texts: tuple[str, ...]
+    conflicts: tuple[tuple[str, str], ...] = ()  # undecided contradictions: pairs of memory ids

@@ -42,6 +42,7 @@ def build_read_model(
     reference_time: datetime | None = None,
     traits: Mapping[str, ContentTraits] | None = None,
     copies: Mapping[str, str] | None = None,
+    conflicts: Iterable[tuple[str, str]] = (),
 ) -> ReadModel:
     """Every memory (with its tier, score, supersession, title and quality) and every summary, in one model.
 
@@ -139,6 +140,7 @@ def build_read_model(
             terms=terms(" ".join((summary.text, facts))),
         ))
         texts.append(f"{summary.text}\n{facts}".strip())
+    undecided = tuple(sorted((by_key[a].id, by_key[b].id) for a, b in conflicts if a in by_key and b in by_key))
     return ReadModel(run_id=run_id, generated_at=generated_at, reference_time=reference_time,
                      memory_tips=dict(memory_tips),
-                     entries=tuple(entries), embedding_texts=tuple(texts))
+                     entries=tuple(entries), embedding_texts=tuple(texts), conflicts=undecided)

@@ -44,6 +44,8 @@ BLOCK_VERSION = 2
 CONTEXT_VERSION = 2
 #: What a session most needs to know first: what was decided and what was learned.
 KEY_NAMESPACES = ("decisions", "learnings")
+#: The block's group for undecided conflicts (never a namespace name: it holds a space).
+UNDECIDED = "undecided conflicts"
 CONTEXT_FILE = "context.json"
 #: Claude Code drops additional context over this many characters.
 CLAUDE_CONTEXT_CAP = 10_000
@@ -177,6 +179,10 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
     if settings.recency_clock == "store" and isinstance(document.get("reference_time"), (int, float)):
         now = min(now, float(document["reference_time"]))
     candidates = [c for c in document.get("candidates", []) if _usable(c, settings)]
+    by_id = {c.get("id"): c for c in candidates}
+    pairs = [(by_id[a], by_id[b]) for a, b in _pairs(document) if a in by_id and b in by_id]
+    undecided = {id(c) for pair in pairs for c in pair}
+    candidates = [c for c in candidates if id(c) not in undecided]
     ranked = sorted(candidates, key=lambda c: -priority(c, session, settings, now))
     key = [c for c in ranked if c.get("kind") != "summary" and c.get("namespace") in KEY_NAMESPACES]
     first = key[: settings.key_items]
@@ -186,12 +192,22 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
                "related memories and other memories that matter now. \"replaces:\" names what no longer holds; "
                "do not act on it.\n")
     closing = f"</{TAG}>"
-    if not order or len(opening) + len(closing) > max_chars:
+    if not (order or pairs) or len(opening) + len(closing) > max_chars:
         return ""
     chosen: list[tuple[Mapping[str, Any], str]] = []
     used = len(opening) + len(closing)
     groups: set[str] = set()
     titles: set[str] = set()
+    for first_side, second_side in pairs:  # a question the agent must put to the user, before anything else
+        line = _conflict_line(first_side, second_side)
+        cost = len(line) + 1 + (0 if UNDECIDED in groups else len(_heading(UNDECIDED)) + 1)
+        if used + cost > max_chars:
+            continue
+        used += cost
+        groups.add(UNDECIDED)
+        chosen.append(({"id": first_side.get("id"), "namespace": UNDECIDED, "also": second_side.get("id")}, line))
+        # a summary led by either side would state it again as current
+        titles.update(_SPACE.sub(" ", str(c.get("title", ""))).strip().casefold() for c in (first_side, second_side))
     for candidate in order:
         title = _SPACE.sub(" ", str(candidate.get("title", ""))).strip().casefold()
         if title in titles:
@@ -208,10 +224,10 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
     if not chosen:
         return ""
     if shown is not None:
-        shown += [str(c.get("id")) for c, _line in chosen if c.get("id")]
+        shown += [str(i) for c, _line in chosen for i in (c.get("id"), c.get("also")) if i]
     body: list[str] = []
-    shown = ["summary", *[g for g in KEY_NAMESPACES if g in groups],
-             *sorted(groups - {"summary", *KEY_NAMESPACES})]
+    shown = [UNDECIDED, "summary", *[g for g in KEY_NAMESPACES if g in groups],
+             *sorted(groups - {UNDECIDED, "summary", *KEY_NAMESPACES})]
     for group in shown:
         lines = [line for c, line in chosen if _group(c) == group]
         if lines:
@@ -221,7 +237,22 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
 
 
 def _heading(group: str) -> str:
+    if group == UNDECIDED:
+        return "## Undecided: these contradict each other; ask the user which holds before acting on either"
     return "## Summaries" if group == "summary" else f"## {escape(group)}"
+
+
+def _pairs(document: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The undecided conflicts the run recorded (pairs of memory ids)."""
+    raw = document.get("conflicts")
+    return [(str(p[0]), str(p[1])) for p in raw if isinstance(p, list) and len(p) == 2] if isinstance(raw, list) else []
+
+
+def _conflict_line(first: Mapping[str, Any], second: Mapping[str, Any]) -> str:
+    """One undecided conflict: both sides with their dates, newer first."""
+    newer, older = sorted((first, second), key=lambda c: str(c.get("timestamp", "")), reverse=True)
+    return (f"- [{str(newer.get('timestamp', ''))[:10]}] {_flat(newer.get('title', ''), 90)} -- or -- "
+            f"[{str(older.get('timestamp', ''))[:10]}] {_flat(older.get('title', ''), 90)}")
 
 
 def session_terms(cwd: Path) -> frozenset[str]:

@@ -474,11 +474,13 @@ def commit_user_decision(store, state, edge_changes: dict, meta_updates: dict, *
         report=report, run_commit=store.head() or fallback_commit,
     )
     store.commit(change, dict(state.tips))
-    if meta_updates:
-        _apply_to_read_model(store, {k: m.superseded_by for k, m in meta_updates.items()})
+    decided = [(e.source_key, e.target_key) for e, _ in edge_changes.values()
+               if e.edge_type.value == "contradicts" and e.resolution]
+    if meta_updates or decided:
+        _apply_to_read_model(store, {k: m.superseded_by for k, m in meta_updates.items()}, decided)
 
 
-def _apply_to_read_model(store, superseded_by: dict[str, str | None]) -> None:
+def _apply_to_read_model(store, superseded_by: dict[str, str | None], decided=()) -> None:
     """What the user decided, seen by recall, the SessionStart context and surfacing at once (a failure here
     costs nothing the next run does not redo)."""
     from memactors.adapters.git.commit_files import CACHE_FILE, CommitFiles
@@ -487,7 +489,7 @@ def _apply_to_read_model(store, superseded_by: dict[str, str | None]) -> None:
     common = store.git.common_dir
     try:
         ReadCache(common, files=CommitFiles(store.git.repo, common / "memactors" / CACHE_FILE)
-                  ).apply_decisions(superseded_by)
+                  ).apply_decisions(superseded_by, decided)
     except OSError as exc:
         print(f"memactors: recall shows the decision after the next run ({exc})", file=sys.stderr)
 

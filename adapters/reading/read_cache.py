@@ -28,7 +28,7 @@ import logging
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -152,10 +152,12 @@ class ReadCache:
                                 tags=" ".join((e.namespace, *e.tags))) for e in chosen]
         write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id)
 
-    def apply_decisions(self, superseded_by: dict[str, str | None]) -> bool:
+    def apply_decisions(self, superseded_by: dict[str, str | None],
+                        decided: Sequence[tuple[str, str]] = ()) -> bool:
         """Apply the user's decisions to the stored read model at once (memory key -> the key that now replaces
         it, or None when it stands again): recall, the SessionStart context and surfacing see them before the
-        next run, which recomputes tiers and retention. False when there is no read model to patch."""
+        next run, which recomputes tiers and retention; `decided` (pairs of memory keys) are conflicts no longer
+        undecided. False when there is no read model to patch."""
         try:
             index = self.load()
         except ReadModelMissing:
@@ -174,11 +176,14 @@ class ReadCache:
         try:
             context = json.loads((self.directory / CONTEXT_FILE).read_text())
             reference = datetime.fromtimestamp(float(context["reference_time"]), timezone.utc)
-        except (OSError, ValueError, KeyError, TypeError):
-            reference = None
+            pairs = [tuple(p) for p in context.get("conflicts", []) if isinstance(p, list) and len(p) == 2]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            reference, pairs = None, []
+        settled = {frozenset(heads[k].id for k in pair if k in heads) for pair in decided}
+        pairs = [p for p in pairs if frozenset(p) not in settled]
         model = ReadModel(run_id=index.run_id, generated_at=datetime.fromisoformat(index.generated_at),
                           reference_time=reference, memory_tips=index.memory_tips, entries=tuple(patched),
-                          embedding_texts=())
+                          embedding_texts=(), conflicts=tuple(pairs))
         header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": index.run_id,
                   "generated_at": index.generated_at, "model_id": index.model_id, "memory_tips": index.memory_tips}
         vectors = index.vectors.astype(np.float16) if index.vectors is not None else np.zeros((0, 0), np.float16)
@@ -237,6 +242,7 @@ def context_document(model: ReadModel) -> dict[str, Any]:
         "generated_at": model.generated_at.isoformat(),
         "reference_time": (model.reference_time or model.generated_at).timestamp(),
         "tier_counts": tiers,
+        "conflicts": [list(pair) for pair in model.conflicts],
         "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + memories[:MAX_CONTEXT_MEMORIES]],
     }
 

@@ -200,3 +200,25 @@ def test_on_the_store_clock_a_dormant_stores_recency_does_not_decay() -> None:
     on_wall = render_block(document, frozenset(), wall, now=a_year_on, max_chars=10_000)
     assert on_store.index("at the store's end") < on_store.index("from long before")  # still fresh
     assert on_wall.index("from long before") < on_wall.index("at the store's end")  # a year old
+
+
+def test_an_undecided_conflict_is_one_question_for_the_user_until_it_is_resolved(repo: Repo) -> None:
+    repo.capture("decisions", "Use Redis for session caching", "Fast and simple.",
+                 when=datetime.now(timezone.utc) - timedelta(days=3))
+    repo.capture("decisions", "Do not use Redis for session caching", "It loses sessions on restart.",
+                 when=datetime.now(timezone.utc) - timedelta(days=1))
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    block = context_of(run_cli("context", "--repo", str(repo.path), input=hook_json(repo)))
+    lines = block.splitlines()
+    asked = [line for line in lines if "-- or --" in line]
+    assert len(asked) == 1 and "Do not use Redis" in asked[0].split("-- or --")[0]
+    assert "Use Redis for session caching" in asked[0].split("-- or --")[1]
+    assert lines.index(next(line for line in lines if line.startswith("## Undecided"))) < lines.index(asked[0])
+    assert sum("Redis for session caching" in line for line in lines) == 1  # never as current, nor a summary
+    [conflict] = json.loads(run_cli("conflicts", "--json", "--repo", str(repo.path)).stdout)
+    assert run_cli("resolve", conflict["conflict_id"][:8], "--keep", conflict["source_id"],
+                   "--repo", str(repo.path)).returncode == 0
+    after = context_of(run_cli("context", "--repo", str(repo.path), input=hook_json(repo))).splitlines()
+    assert not any("-- or --" in line or line.startswith("## Undecided") for line in after)
+    assert [line for line in after if "Redis for session caching" in line] == [
+        next(line for line in after if line.endswith("] Do not use Redis for session caching"))]
