@@ -108,14 +108,7 @@ class ReadCache:
         if self._embedder is not None and model.embedding_texts:
             vectors = self._embedder.embed(list(model.embedding_texts)).astype(np.float16)
             model_id = self._embedder.model_id
-        header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": model.run_id,
-                  "generated_at": model.generated_at.isoformat(),
-                  "model_id": model_id, "memory_tips": model.memory_tips}
         self.directory.mkdir(exist_ok=True)  # never parents: a vanished repository is not recreated
-
-        def recall_index(handle) -> None:
-            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
-
         try:  # before the recall index: a reader pairs the two by run id, so a crash between leaves no mismatch
             write_index(self.directory / LEXICAL_FILE, (
                 (e.title or e.summary, text, " ".join((e.namespace, *e.tags)))
@@ -123,11 +116,23 @@ class ReadCache:
         except sqlite3.Error as exc:  # a Python whose SQLite lacks FTS5: recall matches words without it
             (self.directory / LEXICAL_FILE).unlink(missing_ok=True)
             log.warning("no lexical index (%s): recall matches words without BM25", exc)
+        self._write_index_and_context(model, table, vectors, model_id, model.generated_at.isoformat())
+        self._written = digest
+
+    def _write_index_and_context(self, model: ReadModel, table: dict, vectors: NDArray[np.float16],
+                                 model_id: str | None, generated_at: str) -> None:
+        """The recall index, the SessionStart candidates and the surfacing index of `model`, each replaced
+        atomically (the lexical index, keyed by entry position, is the caller's)."""
+        header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": model.run_id,
+                  "generated_at": generated_at, "model_id": model_id, "memory_tips": model.memory_tips}
+
+        def recall_index(handle) -> None:
+            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
+
         _replace(self.directory / RECALL_FILE, recall_index)
         context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
         self._write_surfacing(model)
-        self._written = digest
 
     def _write_surfacing(self, model: ReadModel) -> None:
         """The surfacing index: readable, standing memories, the files each is about, their words."""
@@ -184,18 +189,9 @@ class ReadCache:
         model = ReadModel(run_id=index.run_id, generated_at=datetime.fromisoformat(index.generated_at),
                           reference_time=reference, memory_tips=index.memory_tips, entries=tuple(patched),
                           embedding_texts=(), conflicts=tuple(pairs))
-        header = {"version": READ_MODEL_VERSION, "format": INDEX_FORMAT, "run_id": index.run_id,
-                  "generated_at": index.generated_at, "model_id": index.model_id, "memory_tips": index.memory_tips}
         vectors = index.vectors.astype(np.float16) if index.vectors is not None else np.zeros((0, 0), np.float16)
-        table = table_arrays(patched)
-
-        def recall_index(handle) -> None:
-            np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
-
-        _replace(self.directory / RECALL_FILE, recall_index)
-        document = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
-        _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(document))
-        self._write_surfacing(model)
+        # same entries in the same order: the lexical index (by position) still holds
+        self._write_index_and_context(model, table_arrays(patched), vectors, index.model_id, index.generated_at)
         self._written = None
         return True
 

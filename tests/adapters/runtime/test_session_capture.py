@@ -255,13 +255,16 @@ def test_a_model_that_is_down_leaves_the_offline_proposer(kept: MemoryStore, mod
     assert any(e.startswith("proposed offline") for e in report.errors)
 
 
+QUEUE_QUESTION = [{"question": "Which queue should the importer use?", "header": "Queue", "multiSelect": False,
+                   "options": [{"label": "Redis streams (Recommended)", "description": ""},
+                               {"label": "SQS", "description": ""}]}]
+
+
 def test_the_model_reads_answers_plans_and_queued_messages_and_any_language(
         kept: MemoryStore, model, tmp_path: Path) -> None:
     w = SessionWriter("0b6c1c1e-abab-4a52-9a57-6d9a1b3cabab")
     w.user("Montons le service d'import des commandes, avec la base de données que nous avons déjà.")
-    w.ask([{"question": "Which queue should the importer use?", "header": "Queue", "multiSelect": False,
-            "options": [{"label": "Redis streams (Recommended)", "description": ""},
-                        {"label": "SQS", "description": ""}]}], {"Which queue should the importer use?": "SQS"})
+    w.ask(QUEUE_QUESTION, {QUEUE_QUESTION[0]["question"]: "SQS"})
     w.plan("# Importer\n\n## Decisions\n- **Retries**: three, with jitter")
     w.queued("every handler validates its input with pydantic")
     path = w.write(tmp_path)
@@ -279,9 +282,7 @@ def test_offline_a_turn_in_another_language_is_counted_and_the_answer_is_still_r
         kept: MemoryStore, model, tmp_path: Path) -> None:
     w = SessionWriter("0b6c1c1e-cdcd-4a52-9a57-6d9a1b3ccdcd")
     w.user("A partir de ahora, vamos a usar la base de datos que ya tenemos para todos los pedidos del servicio.")
-    w.ask([{"question": "Which queue should the importer use?", "header": "Queue", "multiSelect": False,
-            "options": [{"label": "Redis streams (Recommended)", "description": ""},
-                        {"label": "SQS", "description": ""}]}], {"Which queue should the importer use?": "SQS"})
+    w.ask(QUEUE_QUESTION, {QUEUE_QUESTION[0]["question"]: "SQS"})
     report = _read(_capture(kept, model), w.write(tmp_path), dry_run=True)
     assert report.unread_foreign == 1
     assert [(c.summary, c.source, c.lines[0]) for c in report.candidates] == [("Queue: SQS.", "answer", 3)]
