@@ -351,10 +351,18 @@ def _serve(args: argparse.Namespace) -> int:
                     raise group.exceptions[0] from None
                 raise
 
+        unbindable: tuple[type[OSError], ...] = ()
+        if args.view:
+            from memactors.adapters.viewer.server import PortUnavailable
+
+            unbindable = (PortUnavailable,)
         try:
             trio.run(daemon_and_viewer if args.view else lambda: daemon.run(handle_signals=True))
         except RepositoryGone as exc:  # an environment error: nothing left to serve
             print(f"memactors run: {exc}; stopped", file=sys.stderr)
+            return EXIT_USAGE
+        except unbindable as exc:  # the viewer's port (in use, privileged): a usage error, before any run
+            print(f"memactors run: {exc.strerror}; try --view-port 0 (a free one)", file=sys.stderr)
             return EXIT_USAGE
         except Exception as exc:  # noqa: BLE001 - the daemon's last word, not a traceback
             from memactors.bus.supervisor import describe

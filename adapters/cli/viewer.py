@@ -26,7 +26,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     import trio
 
     from memactors.adapters.cli.common import UsageError
-    from memactors.adapters.viewer.server import serve
+    from memactors.adapters.viewer.server import PortUnavailable, serve
 
     from memactors.adapters.claude.git_dirs import common_dir_of
 
@@ -39,6 +39,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
         trio.run(lambda: serve(args.repo, port=args.port, open_browser=not args.no_open))
     except KeyboardInterrupt:
         print("memactors view: stopped")
+    except PortUnavailable as exc:
+        raise UsageError(f"{exc.strerror}; try --port 0 (a free one)") from None
     except OSError as exc:
-        raise UsageError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
     return EXIT_OK

@@ -57,6 +57,12 @@ class ProviderConfig(BaseModel):
     unusable: str | None = None  # why it cannot be asked as configured (then it never is)
 
 
+def key_variable(name: str) -> str | None:
+    """The environment variable holding provider `name`'s key; None when it needs none (or is no provider)."""
+    default = _DEFAULTS.get(name.strip().lower())
+    return default.key_variable if default else None
+
+
 def provider_config(name: str, env: Mapping[str, str], *, primary: bool = True) -> ProviderConfig | None:
     """The provider `name` as the environment configures it; None for offline.
 

@@ -17,6 +17,10 @@ from memactors.adapters.viewer.app import create_app
 from memactors.adapters.viewer.security import Guard
 
 
+class PortUnavailable(OSError):
+    """The viewer's port cannot be bound (in use, or below 1024 without the right): its text is one line."""
+
+
 def build(repo: Path, port: int, token: str | None = None, warm: WarmModel | None = None) -> tuple[Guard, str]:
     """(the guarded app, the URL to open) for `repo` on 127.0.0.1:`port`."""
     token = token or secrets.token_urlsafe(24)
@@ -35,9 +39,12 @@ async def serve(repo: Path, *, port: int = 0, open_browser: bool = True, out: Te
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         listener.bind(("127.0.0.1", port))
-    except OSError:
+    except OSError as exc:
         listener.close()
-        raise
+        why = exc.strerror or str(exc)
+        if isinstance(exc, PermissionError) and port < 1024:
+            why += " (ports below 1024 need privileges)"
+        raise PortUnavailable(exc.errno, f"cannot listen on 127.0.0.1:{port}: {why}") from None
     listener.set_inheritable(True)
     port = int(listener.getsockname()[1])
     warm = WarmModel()

@@ -202,16 +202,29 @@ def test_view_outside_a_repository_or_on_a_bad_port_says_what_to_do(tmp_path) ->
     assert bad.returncode == 2 and "--port must be" in bad.stderr
 
 
-def test_view_on_a_port_in_use_says_so(repo: Repo) -> None:
+def test_view_or_run_view_on_a_port_in_use_says_so_in_one_line_and_to_try_port_0(repo: Repo) -> None:
+    import os
     import socket
+    import subprocess
+    import sys
 
-    from tests.conftest import run_cli
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "memactors.adapters.cli", *args, "--repo", str(repo.path)],
+                              capture_output=True, text=True, env={**os.environ}, timeout=120)
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        done = run_cli("view", "--no-open", "--port", str(taken.getsockname()[1]), "--repo", str(repo.path))
-    assert done.returncode == 2 and "cannot listen on 127.0.0.1" in done.stderr and "Traceback" not in done.stderr
+        port = str(taken.getsockname()[1])
+        viewer = cli("view", "--no-open", "--port", port)
+        daemon = cli("run", "--view", "--view-port", port)
+    assert viewer.returncode == 2 and viewer.stdout == "", viewer
+    assert viewer.stderr.splitlines() == [f"memactors: cannot listen on 127.0.0.1:{port}: Address already in use; "
+                                          "try --port 0 (a free one)"]
+    assert daemon.returncode == 2, daemon
+    assert daemon.stderr.splitlines()[-1] == (f"memactors run: cannot listen on 127.0.0.1:{port}: Address already "
+                                              "in use; try --view-port 0 (a free one)")
+    assert "Traceback" not in viewer.stderr + daemon.stderr
 
 
 async def test_a_memory_captured_twice_lists_its_copy(repo: Repo, cli) -> None:
