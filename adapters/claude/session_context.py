@@ -22,7 +22,12 @@ tiers are) or from now (`wall`), activation is `ln(1+uses)/ln(21)`, and
 score is its retention (quality included) at the last run. The key
 decisions and learnings (`MEMACTORS_CONTEXT_KEY_ITEMS`, 8) are chosen
 first, the rest by priority; every item is one line: title, date, what it
-replaces.
+replaces. Parallel memories — one statement for several areas, differing only
+in the area's word or leading label ("frontend: retries must be idempotent",
+"billing: retries must be idempotent", ...) — fold into one line naming the
+areas. Decisions, learnings and blockers captured since the last run (read from
+their notes with git, bounded: adapters/claude/fresh_notes.py) come first,
+marked "new since the last run".
 """
 
 from __future__ import annotations
@@ -53,6 +58,28 @@ CLAUDE_CONTEXT_CAP = 10_000
 CHARS_PER_TOKEN = 4
 _BLOCK = re.compile(rf"<{TAG}\b[^>]*>.*?</{TAG}>\n?", re.DOTALL)
 _SPACE = re.compile(r"\s+")
+#: How a memory captured since the last run is marked (the run has not judged it yet).
+NEW_MARK = "new since the last run"
+#: Memories captured since the last run that the block carries, newest first, before anything else.
+FRESH_ITEMS = 8
+#: Parallel memories (one statement for several areas) fold into one line from this many areas on; two suffice
+#: when each leads with its area as a label ("billing: ...").
+MIN_FOLD = 3
+MIN_FOLD_LABELLED = 2
+#: Areas a folded line names before "… N areas".
+FOLD_NAMES = 3
+#: Titles longer than this many words are never compared word by word (the cost stays linear in the candidates).
+MAX_FOLD_WORDS = 24
+#: A leading label of one to three words: "full-text search: results are ranked by BM25".
+_LABEL = re.compile(r"^([^\W\d_][\w./+-]*(?: [\w./+-]+){1,2}): (\S.*)$")
+#: A word that can name an area: starts with a letter, holds no digit (a number, a version or a count is no area).
+_AREA = re.compile(r"[^\W\d_][^\W\d]*(?:[./+-][^\W\d]+)*")
+#: Words that never name an area: two statements differing only in one of them say different things.
+_NOT_AN_AREA = frozenset(
+    "a an the this that these those not no never always only also all any each every some do does did don't doesn't "
+    "must should shall can cannot can't will won't may might use uses avoid drop keep add remove stop start enable "
+    "disable prefer allow forbid require is are was were be been and or but to of in on at for with from by into "
+    "before after without".split())
 
 
 @dataclass(frozen=True)
@@ -145,7 +172,7 @@ def _flat(text: Any, limit: int) -> str:
 
 
 def _line(candidate: Mapping[str, Any]) -> str:
-    """One readable line: date, title, and what it replaces."""
+    """One readable line: date, title, what it replaces, and whether it is new since the last run."""
     day = str(candidate.get("timestamp", ""))[:10]
     notes = []
     if candidate.get("kind") == "summary":
@@ -153,8 +180,121 @@ def _line(candidate: Mapping[str, Any]) -> str:
     replaced = candidate.get("supersedes") or candidate.get("superseded_facts") or []
     if replaced:
         notes.append("replaces: " + "; ".join(_flat(r, 80) for r in replaced[:2]))
+    if candidate.get("fresh"):
+        notes.append(NEW_MARK)
     tail = f" ({'; '.join(notes)})" if notes else ""
     return f"- [{day}] {_flat(candidate.get('title') or candidate.get('summary', ''), 100)}{tail}"
+
+
+def _title_key(candidate: Mapping[str, Any]) -> str:
+    return _SPACE.sub(" ", str(candidate.get("title", ""))).strip().casefold()
+
+
+def _is_area(word: str) -> bool:
+    return len(word) > 1 and word.casefold() not in _NOT_AN_AREA and _AREA.fullmatch(word) is not None
+
+
+def _slots(candidate: Mapping[str, Any]) -> list[tuple[tuple, str]]:
+    """(the statement with one area word left out, that word) for each place an area word may stand.
+
+    The key holds the group, the place (a word position, or "label" for a leading label of several words),
+    whether the word is a leading label ("billing: ...") and the words around it. A word that is no label
+    counts only in lower case, as areas and components are named ("logging blocked on ...", "Wrap api calls
+    ..."): an imperative ("Run the tests ...") or a named product ("Use SQLite for ...", "Use PostgreSQL for
+    ...": two choices for one area) is no area. A memory that replaces another never folds: what it replaces
+    is its own line's news."""
+    if candidate.get("supersedes") or candidate.get("superseded_facts"):
+        return []
+    title = _SPACE.sub(" ", str(candidate.get("title", ""))).strip()
+    tokens = title.split(" ")
+    if not 3 <= len(tokens) <= MAX_FOLD_WORDS:
+        return []
+    group = _group(candidate)
+    low = [t.casefold() for t in tokens]
+    found: list[tuple[tuple, str]] = []
+    for at, token in enumerate(tokens):
+        labelled = at == 0 and token.endswith(":")
+        word = token[:-1] if labelled else token
+        if not _is_area(word) or (not labelled and not word[0].islower()):
+            continue
+        found.append(((group, at, labelled, tuple(low[:at]), tuple(low[at + 1:])), word))
+    label = _LABEL.match(title)
+    if label and ":" not in label.group(1) and len(label.group(2).split()) >= 2:
+        found.append(((group, "label", True, (), tuple(label.group(2).casefold().split())), label.group(1)))
+    return found
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One line's worth: a candidate, or parallel candidates folded (their area words, and where the word stood)."""
+
+    members: tuple[Mapping[str, Any], ...]
+    slot: tuple | None = None
+    areas: tuple[str, ...] = ()
+
+    @property
+    def lead(self) -> Mapping[str, Any]:
+        return self.members[0]
+
+
+def fold(candidates: list[Mapping[str, Any]]) -> list[_Unit]:
+    """`candidates` (best first) as lines: parallel ones — the same statement for several areas, differing only
+    in the area's word or leading label — folded into one unit at the place of the best of them.
+
+    The statements that share the most areas fold first; a candidate folds once. Two statements differing in
+    a number, a function word or a capitalised word that is no label are different statements and stay apart."""
+    by_slot: dict[tuple, list[tuple[int, str]]] = {}
+    for position, candidate in enumerate(candidates):
+        for key, word in _slots(candidate):
+            by_slot.setdefault(key, []).append((position, word))
+    shared = [(key, members) for key, members in by_slot.items() if len(members) >= MIN_FOLD_LABELLED]
+    shared.sort(key=lambda item: (-len({w.casefold() for _, w in item[1]}), item[1][0][0]))
+    folded_at: dict[int, int] = {}
+    folds: list[_Unit] = []
+    for key, members in shared:
+        free = [(position, word) for position, word in members if position not in folded_at]
+        areas = list(dict.fromkeys(word for _, word in free).keys())
+        if len({a.casefold() for a in areas}) < (MIN_FOLD_LABELLED if key[2] else MIN_FOLD):
+            continue
+        for position, _ in free:
+            folded_at[position] = len(folds)
+        folds.append(_Unit(tuple(candidates[p] for p, _ in free), key, tuple(areas)))
+    units: list[_Unit] = []
+    placed: set[int] = set()
+    for position, candidate in enumerate(candidates):
+        which = folded_at.get(position)
+        if which is None:
+            units.append(_Unit((candidate,)))
+        elif which not in placed:
+            placed.add(which)
+            units.append(folds[which])
+    return units
+
+
+def _fold_line(unit: _Unit) -> str:
+    """A folded unit's line: the newest date, the statement without its area, then the areas (the first
+    `FOLD_NAMES` and how many when there are more), the memories a summary holds, and whether it is new."""
+    lead = unit.lead
+    tokens = _SPACE.sub(" ", str(lead.get("title", ""))).strip().split(" ")
+    at = unit.slot[1] if unit.slot else 0
+    if at == "label":
+        statement = str(_LABEL.match(" ".join(tokens)).group(2))  # type: ignore[union-attr]
+    elif at == 0:
+        statement = " ".join(tokens[1:])
+    else:
+        statement = " ".join([*tokens[:at], "…", *tokens[at + 1:]])
+    seen: dict[str, str] = {}
+    for area in unit.areas:
+        seen.setdefault(area.casefold(), area)
+    areas = list(seen.values())
+    named = areas if len(areas) <= FOLD_NAMES + 1 else [*areas[:FOLD_NAMES], f"… {len(areas)} areas"]
+    notes = [", ".join(_flat(a, 40) for a in named)]
+    if lead.get("kind") == "summary":
+        notes.append(f"{sum(int(m.get('sources', 0) or 0) for m in unit.members)} memories")
+    if lead.get("fresh"):
+        notes.append(NEW_MARK)
+    day = max(str(m.get("timestamp", "")) for m in unit.members)[:10]
+    return f"- [{day}] {_flat(statement, 100)} ({'; '.join(notes)})"
 
 
 def _group(candidate: Mapping[str, Any]) -> str:
@@ -170,23 +310,31 @@ def _usable(candidate: Any, settings: ContextSettings) -> bool:
 def render_block(document: Mapping[str, Any], session: frozenset[str], settings: ContextSettings, *,
                  now: float, max_chars: int, shown: list[str] | None = None) -> str:
     """One block of the best candidates that fits in `max_chars` ('' when nothing fits or nothing is there);
-    the IDs of what it holds are appended to `shown` when given.
+    the IDs of what it holds (every memory of a folded line) are appended to `shown` when given.
 
-    The key decisions and learnings come first (up to `settings.key_items`),
-    then every other candidate by priority; one line each, no title twice.
-    Shown grouped: summaries, then decisions and learnings, then the rest.
+    Memories captured since the last run (candidates marked `fresh`, newest first) come first, up to
+    `FRESH_ITEMS`, unless the run already knows their title; then the key decisions and learnings (up to
+    `settings.key_items`), then every other candidate by priority; one line each, parallel memories folded
+    into one line (see `fold`), no title twice. Shown grouped: summaries, then decisions and learnings, then
+    the rest.
     """
     if settings.recency_clock == "store" and isinstance(document.get("reference_time"), (int, float)):
         now = min(now, float(document["reference_time"]))
     candidates = [c for c in document.get("candidates", []) if _usable(c, settings)]
-    by_id = {c.get("id"): c for c in candidates}
+    stored = [c for c in candidates if not c.get("fresh")]
+    by_id = {c.get("id"): c for c in stored}
+    known = {_title_key(c) for c in stored}
+    fresh = [c for c in candidates if c.get("fresh") and c.get("id") not in by_id and _title_key(c) not in known]
     pairs = [(by_id[a], by_id[b]) for a, b in _pairs(document) if a in by_id and b in by_id]
     undecided = {id(c) for pair in pairs for c in pair}
-    candidates = [c for c in candidates if id(c) not in undecided]
-    ranked = sorted(candidates, key=lambda c: -priority(c, session, settings, now))
-    key = [c for c in ranked if c.get("kind") != "summary" and c.get("namespace") in KEY_NAMESPACES]
+    # a summary or line led by either side of an undecided conflict would state it again as current
+    titles = {_title_key(c) for pair in pairs for c in pair}
+    stored = [c for c in stored if id(c) not in undecided and _title_key(c) not in titles]
+    ranked = fold(sorted(stored, key=lambda c: -priority(c, session, settings, now)))
+    key = [u for u in ranked if u.lead.get("kind") != "summary" and u.lead.get("namespace") in KEY_NAMESPACES]
     first = key[: settings.key_items]
-    order = first + [c for c in ranked if not any(c is f for f in first)]
+    order = (fold(sorted(fresh, key=lambda c: -float(c.get("anchor", 0))))[:FRESH_ITEMS] + first
+             + [u for u in ranked if not any(u is f for f in first)])
     opening = (f'<{TAG} version="{BLOCK_VERSION}" generated_at="{escape(str(document.get("generated_at", "")))}">\n'
                "Consolidated project memory from memactors: the key decisions and learnings, then summaries of "
                "related memories and other memories that matter now. \"replaces:\" names what no longer holds; "
@@ -194,10 +342,9 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
     closing = f"</{TAG}>"
     if not (order or pairs) or len(opening) + len(closing) > max_chars:
         return ""
-    chosen: list[tuple[Mapping[str, Any], str]] = []
+    chosen: list[tuple[Mapping[str, Any], str, list[str]]] = []
     used = len(opening) + len(closing)
     groups: set[str] = set()
-    titles: set[str] = set()
     for first_side, second_side in pairs:  # a question the agent must put to the user, before anything else
         line = _conflict_line(first_side, second_side)
         cost = len(line) + 1 + (0 if UNDECIDED in groups else len(_heading(UNDECIDED)) + 1)
@@ -205,31 +352,29 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
             continue
         used += cost
         groups.add(UNDECIDED)
-        chosen.append(({"id": first_side.get("id"), "namespace": UNDECIDED, "also": second_side.get("id")}, line))
-        # a summary led by either side would state it again as current
-        titles.update(_SPACE.sub(" ", str(c.get("title", ""))).strip().casefold() for c in (first_side, second_side))
-    for candidate in order:
-        title = _SPACE.sub(" ", str(candidate.get("title", ""))).strip().casefold()
-        if title in titles:
+        chosen.append(({"namespace": UNDECIDED}, line, [str(first_side.get("id")), str(second_side.get("id"))]))
+    for unit in order:
+        names = [_title_key(m) for m in unit.members]
+        if len(unit.members) == 1 and names[0] in titles:
             continue
-        line = _line(candidate)
-        group = _group(candidate)
+        line = _line(unit.lead) if len(unit.members) == 1 else _fold_line(unit)
+        group = _group(unit.lead)
         cost = len(line) + 1 + (0 if group in groups else len(_heading(group)) + 1)
         if used + cost > max_chars:
             continue  # a shorter, lower-ranked item may still fit
         used += cost
         groups.add(group)
-        titles.add(title)
-        chosen.append((candidate, line))
+        titles.update(names)
+        chosen.append((unit.lead, line, [str(m.get("id")) for m in unit.members if m.get("id")]))
     if not chosen:
         return ""
     if shown is not None:
-        shown += [str(i) for c, _line in chosen for i in (c.get("id"), c.get("also")) if i]
+        shown += [i for _c, _line, ids in chosen for i in ids if i]
     body: list[str] = []
-    shown = [UNDECIDED, "summary", *[g for g in KEY_NAMESPACES if g in groups],
-             *sorted(groups - {UNDECIDED, "summary", *KEY_NAMESPACES})]
-    for group in shown:
-        lines = [line for c, line in chosen if _group(c) == group]
+    listed = [UNDECIDED, "summary", *[g for g in KEY_NAMESPACES if g in groups],
+              *sorted(groups - {UNDECIDED, "summary", *KEY_NAMESPACES})]
+    for group in listed:
+        lines = [line for c, line, _ids in chosen if _group(c) == group]
         if lines:
             body.append(_heading(group))
             body += lines
@@ -303,6 +448,27 @@ def review_reminder(common_dir: Path, now: float) -> str:
     return f"{waiting_phrase(waiting)}: memactors review" if waiting else ""
 
 
+def with_fresh(common_dir: Path, document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """`document` with the decisions, learnings and blockers captured since its run as candidates marked `fresh`
+    (adapters/claude/fresh_notes.py: git and the standard library, a bounded read); a note when git could not
+    say, or when more were written than the hook reads."""
+    if not isinstance(document.get("memory_tips"), dict):
+        return document  # no run yet, or a cache from before runs recorded what they read
+    from memactors.adapters.claude.fresh_notes import fresh_memories
+
+    try:
+        found = fresh_memories(common_dir, document)
+    except OSError as exc:
+        notes.append(f"memories captured since the last run are not shown ({exc})")
+        return document
+    if found.more:
+        notes.append("more memories were captured since the last run than the block reads: "
+                     "`memactors consolidate` takes them all in")
+    if not found.candidates:
+        return document
+    return {**document, "candidates": [*found.candidates, *document.get("candidates", [])]}
+
+
 def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
 
@@ -337,6 +503,7 @@ def session_start(raw_input: str | None, repo: Path | None, env: Mapping[str, st
             if not reminder:
                 raise
             document = {}
+        document = with_fresh(common, document, notes)
         shown: list[str] = []
         budget = settings.budget_chars - (len(reminder) + 1 if reminder else 0)
         block = render_block(document, session_terms(where), settings, now=clock, max_chars=budget, shown=shown)

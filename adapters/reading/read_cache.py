@@ -239,6 +239,8 @@ def context_document(model: ReadModel) -> dict[str, Any]:
         "reference_time": (model.reference_time or model.generated_at).timestamp(),
         "tier_counts": tiers,
         "conflicts": [list(pair) for pair in model.conflicts],
+        # the memory refs this run read: the hook reads what was captured since (adapters/claude/fresh_notes.py)
+        "memory_tips": dict(model.memory_tips),
         "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + memories[:MAX_CONTEXT_MEMORIES]],
     }
 

@@ -1,0 +1,239 @@
+"""Decisions, learnings and blockers captured since the last run, read for the SessionStart hook.
+
+Standard library and the git CLI only (the hook imports nothing else), with a bounded cost:
+- the memory refs' tips are read from the ref files (git only for a reftable repository) and compared
+  with the tips the last run recorded in `context.json`; when none moved, nothing else happens;
+- otherwise one `git log` walks the notes commits written since, newest first, at most
+  `MAX_FRESH_COMMITS` of them, and one `git cat-file --batch` reads the notes they changed (at most
+  `MAX_FRESH_NOTES`, each up to `MAX_NOTE_BYTES`) and what those notes held before;
+- the entries a note gained are parsed with the front matter reader the scanner uses first
+  (adapters/git/note_blocks.py; an entry only full YAML can read waits for the run), at most
+  `MAX_FRESH_ENTRIES` of them, and judged like the run judges a memory (its title, whether it reads,
+  the threat screen, quality at the default weights: events/content_quality.py).
+What it finds is a candidate like the run's, marked `fresh`; nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The namespaces a session needs at once: what was decided, learned, and what blocks the work.
+FRESH_NAMESPACES = ("decisions", "learnings", "blockers")
+#: Notes commits walked since the last run (one per capture), newest first, all namespaces together.
+MAX_FRESH_COMMITS = 32
+#: Notes read; a larger one is left for the run.
+MAX_FRESH_NOTES = 32
+MAX_NOTE_BYTES = 1 << 20
+#: New entries judged, the last written first: three times what the block shows (some do not read, some the run
+#: already knows by title).
+MAX_FRESH_ENTRIES = 24
+_REF_PREFIX = "refs/notes/mem/"
+_TIMEOUT = 2.0
+
+
+@dataclass
+class FreshMemories:
+    """The candidates found, newest first, and whether more were written than were read."""
+
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    more: bool = False
+
+
+def memory_tips(common: Path, refs: tuple[str, ...]) -> dict[str, str]:
+    """The tips of `refs` (those that exist), from the ref files; `git for-each-ref` for a reftable repository."""
+    if (common / "reftable").is_dir():
+        return _tips_by_git(common, refs)
+    tips: dict[str, str] = {}
+    packed: dict[str, str] | None = None
+    for ref in refs:
+        try:
+            value = (common / ref).read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            if packed is None:
+                packed = _packed_refs(common)
+            if ref in packed:
+                tips[ref] = packed[ref]
+            continue
+        except (OSError, UnicodeDecodeError):
+            return _tips_by_git(common, refs)
+        if value.startswith("ref:"):
+            return _tips_by_git(common, refs)
+        tips[ref] = value
+    return tips
+
+
+def _packed_refs(common: Path) -> dict[str, str]:
+    try:
+        text = (common / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    found = {}
+    for line in text.splitlines():
+        if line and line[0] not in "#^":
+            sha, _, name = line.partition(" ")
+            if name.startswith(_REF_PREFIX):
+                found[name.strip()] = sha
+    return found
+
+
+def _git(common: Path, *args: str, data: bytes | None = None) -> bytes:
+    """stdout of git in `common`; raises OSError when git fails or takes too long."""
+    try:
+        done = subprocess.run(["git", f"--git-dir={common}", *args], input=data, capture_output=True,
+                              timeout=_TIMEOUT, check=False, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    except (subprocess.SubprocessError, OSError) as exc:
+        raise OSError(f"git {args[0]}: {exc}") from None
+    if done.returncode != 0:
+        raise OSError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()[:200]}")
+    return done.stdout
+
+
+def _tips_by_git(common: Path, refs: tuple[str, ...]) -> dict[str, str]:
+    out = _git(common, "for-each-ref", "--format=%(refname) %(objectname)", *refs).decode()
+    return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+
+
+def fresh_memories(common: Path, document: Mapping[str, Any]) -> FreshMemories:
+    """What was captured in `FRESH_NAMESPACES` since the run that wrote `document` (see the module).
+
+    Nothing when the document records no tips (a cache from before they were recorded). Raises OSError
+    when git cannot say (the caller notes it and shows the block without them)."""
+    recorded = document.get("memory_tips")
+    if not isinstance(recorded, dict):
+        return FreshMemories()
+    refs = tuple(_REF_PREFIX + namespace for namespace in FRESH_NAMESPACES)
+    current = memory_tips(common, refs)
+    moved = [ref for ref in refs if ref in current and current[ref] != recorded.get(ref)]
+    if not moved:
+        return FreshMemories()
+    cut, notes = _changed_notes(common, moved, recorded)
+    found = FreshMemories(more=cut)
+    blobs = _read_blobs(common, {b for note in notes for b in note[2:] if b})
+    for ref, commit, new, old in notes:
+        if new not in blobs:  # too large to read here
+            found.more = True
+            continue
+        before = set(_entries(blobs[old])) if old in blobs else set()
+        gained = [e for e in _entries(blobs[new]).items() if e[0] not in before]
+        for text, index in reversed(gained):  # the last appended first
+            if len(found.candidates) >= MAX_FRESH_ENTRIES:
+                found.more = True
+                break
+            candidate = _candidate(ref[len(_REF_PREFIX):], commit, index, text)
+            if candidate is not None:
+                found.candidates.append(candidate)
+    found.candidates.sort(key=lambda c: -c["anchor"])
+    return found
+
+
+def _changed_notes(common: Path, moved: list[str], recorded: Mapping[str, Any]
+                   ) -> tuple[bool, list[tuple[str, str, str, str | None]]]:
+    """(whether a cap cut the walk, [(ref, annotated commit, newest blob, blob before the walk or None)]), the
+    notes changed most recently first."""
+    since = [f"^{recorded[ref]}" for ref in moved if isinstance(recorded.get(ref), str)]
+    out = _git(common, "log", "--first-parent", "-m", "--raw", "--no-renames", "--no-abbrev",
+               f"-n{MAX_FRESH_COMMITS}", "--format=%x01%S", *moved, *since, "--").decode("utf-8", "replace")
+    walked, cut = 0, False
+    ref = ""
+    order: list[tuple[str, str]] = []
+    newest: dict[tuple[str, str], str] = {}
+    before: dict[tuple[str, str], str | None] = {}
+    for line in out.splitlines():
+        if line.startswith("\x01"):
+            walked += 1
+            ref = line[1:].strip()
+        elif line.startswith(":") and "\t" in line:
+            fields, path = line[1:].split("\t", 1)
+            parts = fields.split()
+            if len(parts) < 4:
+                continue
+            key = (ref, path.replace("/", ""))
+            if key not in newest:
+                if len(order) >= MAX_FRESH_NOTES:
+                    cut = True
+                    continue
+                order.append(key)
+                newest[key] = parts[3]
+            before[key] = parts[2]  # the walk goes back in time: the last one seen is the oldest
+    notes = [(r, c, newest[(r, c)], None if _null(before[(r, c)]) else before[(r, c)])
+             for r, c in order if not _null(newest[(r, c)])]
+    return cut or walked >= MAX_FRESH_COMMITS, notes
+
+
+def _null(sha: str | None) -> bool:
+    """No blob: a note added (before) or removed (after)."""
+    return not sha or not sha.strip("0")
+
+
+def _read_blobs(common: Path, blobs: set[str]) -> dict[str, str]:
+    """The text of each blob up to `MAX_NOTE_BYTES` (larger ones and missing ones are left out)."""
+    if not blobs:
+        return {}
+    names = sorted(blobs)
+    out = _git(common, "cat-file", "--batch", data="".join(f"{b}\n" for b in names).encode())
+    found: dict[str, str] = {}
+    at = 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # "<name> missing"
+        size = int(header[2])
+        if size <= MAX_NOTE_BYTES:
+            found[header[0].decode()] = out[at: at + size].decode("utf-8", "replace")
+        at += size + 1
+    return found
+
+
+def _entries(text: str) -> dict[str, int]:
+    """Each entry of a note (its exact text) -> its position, counted as the scanner counts it."""
+    from memactors.adapters.git.note_blocks import _find_blocks
+
+    lines = text.split("\n")
+    blocks = _find_blocks(lines)
+    entries: dict[str, int] = {}
+    for index, block in enumerate(blocks):
+        end = blocks[index + 1].start if index + 1 < len(blocks) else len(lines)
+        entries.setdefault("\n".join(lines[block.start:end]).rstrip(), index)
+    return entries
+
+
+def _candidate(namespace: str, commit: str, index: int, text: str) -> dict[str, Any] | None:
+    """A context candidate for one entry, as the run would build it; None when it cannot be read here or does
+    not read as a statement."""
+    from datetime import datetime, timezone  # here: a hook with nothing new never imports it
+
+    from memactors.adapters.git.note_blocks import _fast_front_matter, _find_blocks
+    from memactors.events.content_quality import QualityWeights, content_traits, quality_score
+
+    lines = text.split("\n")
+    block = _find_blocks(lines)[0]
+    front = _fast_front_matter(lines[block.start + 1: block.close])
+    if front is None:
+        return None  # only full YAML reads it: the run will
+    try:
+        moment = datetime.fromisoformat(str(front.get("timestamp", "")).strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    body = "\n".join(lines[block.close + 1:]).strip("\n").rstrip()
+    summary = str(front.get("summary") or "")
+    if not summary.strip():
+        summary = next((line.strip() for line in body.split("\n") if line.strip()), "")[:100]
+    raw_tags = front.get("tags") or ()
+    tags = tuple(raw_tags) if isinstance(raw_tags, list) else tuple(
+        t.strip() for t in str(raw_tags).split(",") if t.strip())
+    traits = content_traits(summary=summary, body=body, tags=tags)
+    if not traits.readable or not summary.strip():
+        return None
+    quality = quality_score(QualityWeights(), traits)
+    return {"kind": "memory", "id": f"{namespace}:{commit}:{index}", "namespace": namespace, "title": traits.title,
+            "quality": quality, "timestamp": moment.isoformat(), "anchor": moment.timestamp(), "score": quality,
+            "activation_count": 0, "terms": [], "fresh": True}
