@@ -383,7 +383,17 @@ def conflicts(repo: Path) -> Outcome:
                   f"      older {label(view, e.target_key)}"]
     if waiting:
         lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
-    return Outcome([titled(view, e) for e in waiting], "\n".join(lines))
+    return Outcome([{**titled(view, e), "sides": {"newer": _side(view, e.source_key), "older": _side(view, e.target_key)}}
+                    for e in waiting], "\n".join(lines))
+
+
+def _side(view, key: str) -> dict[str, Any]:
+    """One side of a conflict as the user weighs it: its id, title, date and text."""
+    found = view.by_key.get(key)
+    if found is None:
+        return {"id": key, "title": key, "timestamp": None, "body": ""}
+    return {"id": found.memory.id, "title": found.quality.title, "timestamp": found.memory.timestamp.isoformat(),
+            "body": found.memory.body}
 
 
 def titled(view, edge) -> dict[str, Any]:
