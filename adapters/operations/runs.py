@@ -10,7 +10,7 @@ from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.memories import label, open_view_and_state
 from memactors.adapters.operations.outcome import EXIT_USAGE, Outcome, place
 
-#: Runs listed on one page, and memories listed per kind of change in one run.
+#: Runs listed on one page, and changes of each kind listed on one page of a run (every change is on some page).
 PER_PAGE = 20
 MAX_CHANGES = 200
 #: Runs the tier plot covers, newest last.
@@ -56,9 +56,10 @@ def runs(repo: Path, *, page: int = 1, per_page: int = PER_PAGE) -> Outcome:
     return Outcome(doc, "\n".join(lines))
 
 
-def run_changes(repo: Path, run_id: str) -> Outcome:
+def run_changes(repo: Path, run_id: str, *, page: int = 1, per_page: int = MAX_CHANGES) -> Outcome:
     """One run's record and what its commits changed against the state before it: tier moves, summaries,
-    and edges (supersessions, contradictions, links) added or withdrawn."""
+    and edges (supersessions, contradictions, links) added or withdrawn. Each kind of change is listed
+    `per_page` at a time (page `page` of each); `totals` counts them all and `pages` is the last page."""
     from memactors.adapters.git.memory_store import EDGES_REF, META_REF, SUMMARIES_REF
     from memactors.adapters.git.run_history import changed_notes
     from memactors.adapters.git.state_codec import (
@@ -68,6 +69,8 @@ def run_changes(repo: Path, run_id: str) -> Outcome:
         decode_summaries_note,
     )
 
+    if page < 1 or not 1 <= per_page <= MAX_CHANGES:
+        raise UsageError(f"page must be 1 or more and per_page between 1 and {MAX_CHANGES}")
     store, view, _ = open_view_and_state(repo)
     records = _records(store)
     wanted = run_id.strip()
@@ -98,7 +101,8 @@ def run_changes(repo: Path, run_id: str) -> Outcome:
         for key, record in after.items():
             old = before.get(key)
             if old is None or old.tier != record.tier:
-                moves.append({"memory": label(view, key), "key": key, "from": old.tier.value if old else None,
+                moves.append({"memory": label(view, key), "key": key, "id": _id(view, key),
+                              "title": _title(view, key), "from": old.tier.value if old else None,
                               "to": record.tier.value})
     found = records_of(SUMMARIES_REF, decode_summaries_note)
     if found is not None:
@@ -112,17 +116,28 @@ def run_changes(repo: Path, run_id: str) -> Outcome:
                                         before[k].resolution != e.resolution]),
                              ("withdrawn", [e for k, e in before.items() if k not in after])):
             edges[side] = [{"id": e.id, "edge_type": e.edge_type.value, "source": label(view, e.source_key),
-                            "target": label(view, e.target_key), "reason": e.reason, "resolution": e.resolution}
+                            "target": label(view, e.target_key), "source_id": _id(view, e.source_key),
+                            "target_id": _id(view, e.target_key), "source_title": _title(view, e.source_key),
+                            "target_title": _title(view, e.target_key), "reason": e.reason,
+                            "resolution": e.resolution}
                            for e in chosen if e.edge_type.value != "consolidates"]
-    counts = Counter(f"{m['from']} -> {m['to']}" for m in moves)
-    doc = {"run": _brief(run), "tier_moves": moves[:MAX_CHANGES], "tier_move_counts": dict(counts),
-           "summaries": {k: v[:MAX_CHANGES] for k, v in summaries.items()},
-           "edges": {k: v[:MAX_CHANGES] for k, v in edges.items()},
+    counts = Counter(f"{m['from'] or 'new'} → {m['to']}" for m in moves)
+    window = slice((page - 1) * per_page, page * per_page)
+    totals = {"tier_moves": len(moves), "summaries_added": len(summaries["added"]),
+              "summaries_withdrawn": len(summaries["withdrawn"]), "edges_added": len(edges["added"]),
+              "edges_withdrawn": len(edges["withdrawn"])}
+    pages = max(1, -(-max(totals.values()) // per_page))
+    if page > pages:
+        raise UsageError(f"page {page} is past the last page ({pages})")
+    doc = {"run": _brief(run), "page": page, "pages": pages, "per_page": per_page, "first": window.start + 1,
+           "totals": totals, "tier_moves": moves[window], "tier_move_counts": dict(counts.most_common()),
+           "summaries": {k: v[window] for k, v in summaries.items()},
+           "edges": {k: v[window] for k, v in edges.items()},
            "found_in_history": meta is not None or found is not None}
     lines = [f"run {full_id} ({run.get('trigger')}): {len(moves)} tier moves, "
              f"{len(summaries['added'])} new summaries, {len(edges['added'])} new edges, "
              f"{len(edges['withdrawn'])} withdrawn"]
-    lines += [f"  {m['memory']}: {m['from']} -> {m['to']}" for m in moves[:20]]
+    lines += [f"  {m['memory']}: {m['from'] or 'new'} → {m['to']}" for m in moves[:20]]
     return Outcome(doc, "\n".join(lines))
 
 
@@ -153,6 +168,17 @@ def tier_history(repo: Path, memory_id: str) -> Outcome:
     text = "\n".join(f"  {h['run_id']}: {h['tier']}" + (" (superseded)" if h["superseded_by"] else "")
                      for h in history) or "  no run has tiered it yet"
     return Outcome({"id": found.memory.id, "history": history}, f"{found.memory.id}\n{text}")
+
+
+def _id(view, key: str) -> str:
+    """The id a page links to for a memory's key (a summary's key is its own id)."""
+    found = None if key.startswith("summary:") else view.by_key.get(key)
+    return found.memory.id if found else key
+
+
+def _title(view, key: str) -> str:
+    found = None if key.startswith("summary:") else view.by_key.get(key)
+    return (found.quality.title or found.memory.summary) if found else key
 
 
 def _rid(record: Any) -> str:

@@ -129,7 +129,8 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
     async def run_page(request: Request) -> Response:
         from memactors.adapters.operations import runs
 
-        found = await run(runs.run_changes, repo, request.path_params["run_id"])
+        found = await run(runs.run_changes, repo, request.path_params["run_id"], page=number(request, "page", 1),
+                          per_page=number(request, "per_page", runs.MAX_CHANGES))
         if found.document is None:
             return problem(request, found.text, 404)
         return page(request, "run.html", {"json": found.document, "doc": found.document})
