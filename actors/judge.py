@@ -8,6 +8,7 @@ from datetime import datetime
 
 import trio
 
+from memactors.actors.algorithms.declared import declared_replacements
 from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair
 from memactors.actors.algorithms.lexical_pairs import lexical_pairs
 from memactors.actors.algorithms.linker import withdrawn_edges
@@ -127,6 +128,10 @@ class SupersessionJudge(JoiningActor):
         async with trio.open_nursery() as nursery:
             for index, pairs in enumerate(batches):
                 nursery.start_soon(one, index, pairs)
+        declared = declared_replacements(scanned.memories)
+        pairs = {(v.newer, v.older) for v in declared}
+        verdicts = [v for v in verdicts if (v.newer, v.older) not in pairs and (v.older, v.newer) not in pairs]
+        verdicts += declared
         superseded_by = dict(formed.duplicate_of)
         for verdict in sorted(verdicts, key=lambda v: (by_key[v.newer].timestamp, v.newer)):
             if verdict.relation is Relation.SUPERSEDES and verdict.partial:

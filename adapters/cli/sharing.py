@@ -63,7 +63,10 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"memactors sync: fetching from {args.remote}...", file=sys.stderr, flush=True)
     before = None if args.dry_run else {m.key for m in store.scan(None).memories}
-    report = sync(store, args.remote, dry_run=args.dry_run, lock_wait=settings.lock_wait_seconds)
+    from memactors.adapters.operations.automemory import PERSONAL
+
+    report = sync(store, args.remote, dry_run=args.dry_run, lock_wait=settings.lock_wait_seconds,
+                  local_only=() if settings.sync_personal else (PERSONAL,))
     flagged = _screen_arrivals(store, before) if before is not None and report.entries_added_locally else []
     lines = [f"memactors sync {'(dry run) ' if report.dry_run else ''}with {report.remote}: "
              f"{report.attempts} round(s), {report.retries} retried"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +164,7 @@ def sync(
     dry_run: bool = False,
     max_attempts: int = MAX_ATTEMPTS,
     lock_wait: float = 0.0,
+    local_only: Collection[str] = (),
 ) -> SyncReport:
     """Fetch `remote`'s memory and state refs, merge them into ours entry by entry, push the result.
 
@@ -171,7 +172,8 @@ def sync(
     progress (then RepositoryBusy naming the holder). Raises
     SyncError, with local refs untouched, for a missing or unreachable remote
     or a state note it cannot read. A dry run fetches into the tracking
-    refs only: no local memory or state ref moves, nothing is pushed.
+    refs only: no local memory or state ref moves, nothing is pushed. Namespaces in `local_only` (the
+    personal one, unless the user shares it) are neither pushed nor taken from the remote.
     """
     git = git_of(target)
     with RepoLock(git.common_dir, role="sync", wait=lock_wait):
@@ -180,7 +182,7 @@ def sync(
         retries = 0
         for attempt in range(1, max_attempts + 1):
             _fetch(git, where)
-            plans = _plan_all(git, where)
+            plans = _plan_all(git, where, local_only)
             lost = sum(plan.lost for plan in plans)
             if lost:  # cannot happen by construction; never publish a merge that would
                 raise SyncError(f"a merge would lose {lost} entries; nothing changed (please report this)")

@@ -4,7 +4,7 @@ shared state; whether a ref fast-forwards, is pushed as it is or gets a merge co
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -404,11 +404,13 @@ def _plan_runs(git: GitStore, local: str | None, remote: str | None, label: str)
     return plan
 
 
-def _plan_all(git: GitStore, remote: _Remote) -> list[_Plan]:
+def _plan_all(git: GitStore, remote: _Remote, local_only: Iterable[str] = ()) -> list[_Plan]:
     base = git.notes_base
-    local_memory = set(git.memory_refs().values())
+    private = {f"{base}/{namespace}" for namespace in local_only}
+    local_memory = set(git.memory_refs().values()) - private
     prefix = remote.tracking(base) + "/"
-    remote_memory = {base + "/" + name[len(prefix):] for name in git.repo.references if name.startswith(prefix)}
+    remote_memory = {base + "/" + name[len(prefix):] for name in git.repo.references
+                     if name.startswith(prefix)} - private
     plans = [
         _plan_memory(git, ref, git.tip(ref), git.tip(remote.tracking(ref)), remote.argument)
         for ref in sorted(local_memory | remote_memory)

@@ -280,8 +280,22 @@ def status(repo: Path, *, verbose: bool = False) -> Outcome:
     else:
         lines.append("  nothing to consolidate yet: capture a memory (`memactors capture`) or let the agent's "
                      "plugin do it; a run that finds nothing writes nothing")
+    lines += _bridge_lines(store, doc)
     lines += [f"  unreadable: {line}" for line in unreadable]
     return Outcome(doc, "\n".join(lines), EXIT_ERRORS if unreadable else 0)
+
+
+def _bridge_lines(store, doc: dict[str, Any]) -> list[str]:
+    """Status of the bridge to Claude Code's auto memory (added to `doc` as "automemory")."""
+    from memactors.adapters.operations.automemory import bridge_status
+
+    bridge = bridge_status(store)
+    doc["automemory"] = bridge
+    done = [f"{what} {when['at']} ({', '.join(f'{k} {v}' for k, v in when.items() if k != 'at')})"
+            for what, when in (("imported", bridge["last_import"]), ("exported", bridge["last_export"])) if when]
+    if not done:
+        return ["  auto memory: never imported or exported (`memactors automemory import` / `export`)"]
+    return [f"  auto memory: {'; '.join(done)}"]
 
 
 def tiers(repo: Path, *, limit: int = 10, listed: int | None = None) -> Outcome:

@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     capture_auto_min: float = Field(0.9, ge=0, le=1)
     capture_auto: bool = False
     capture_weights: dict[str, float] = Field(default_factory=dict)
+    sync_personal: bool = False
     notes_base: str = Field(
         "refs/notes/mem",
         validation_alias=AliasChoices("MEMORY_PLUGIN_GIT_NAMESPACE", "MEMACTORS_NOTES_BASE"),
