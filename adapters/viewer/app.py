@@ -27,11 +27,13 @@ from memactors.adapters.operations.outcome import Outcome
 HERE = Path(__file__).resolve().parent
 #: A posted form larger than this is refused (the largest is an edited proposal: 100 KB of content at most).
 MAX_FORM_BYTES = 256 * 1024
+#: An address whose query is longer than this gets a short page saying so (a search is 2,000 characters at most).
+MAX_QUERY_BYTES = 16 * 1024
 
 
-def create_app(repo: Path, *, warm: Any = None) -> Starlette:
-    """The viewer of the repository at `repo` (wrap it in security.Guard before serving it); `warm.embedder`,
-    once set, is the loaded embedding model searches use (until then a search loads it itself)."""
+def create_app(repo: Path, *, warm: Any = None) -> Any:
+    """The viewer (an ASGI app) of the repository at `repo` (wrap it in security.Guard before serving it);
+    `warm.embedder`, once set, is the loaded embedding model searches use (until then a search loads it itself)."""
     import jinja2
 
     # every template is escaped, whatever its file name says: memory text is never HTML
@@ -52,7 +54,9 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
     def problem(request: Request, message: str, status: int) -> Response:
         if request.query_params.get("format") == "json":
             return JSONResponse({"error": message}, status_code=status)
-        return page(request, "problem.html", {"message": message, "status": status}, status)
+        back, where = back_to(request)
+        return page(request, "problem.html", {"message": message, "status": status, "back": back, "where": where},
+                    status)
 
     async def form(request: Request) -> dict[str, Any]:
         """The posted form (URL-encoded: the pages post nothing else), after its CSRF token is checked."""
@@ -204,6 +208,11 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
     async def no_icon(request: Request) -> Response:
         return Response(status_code=204)  # browsers ask; the viewer has none (and the CSP allows no data: URL)
 
+    async def too_long(request: Request) -> Response:
+        size = len(request.scope.get("query_string", b""))
+        return problem(request, f"the address is too long ({size:,} bytes after the ?; the viewer reads "
+                                f"{MAX_QUERY_BYTES:,} at most): search with fewer words", 414)
+
     routes = [
         Route("/favicon.ico", no_icon), Route("/", overview), Route("/timeline", timeline), Route("/memory/{memory_id:path}", memory),
         Route("/run/{run_id}", run_page), Route("/runs", runs_page), Route("/conflicts", conflicts),
@@ -212,8 +221,30 @@ def create_app(repo: Path, *, warm: Any = None) -> Starlette:
         Route("/not-superseded/{memory_id:path}", not_superseded, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={UsageError: usage_error, PermissionError: forbidden,
-                                                         StoreError: store_error})
+    app = Starlette(routes=routes, exception_handlers={UsageError: usage_error, PermissionError: forbidden,
+                                                        StoreError: store_error})
+
+    async def bounded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and len(scope.get("query_string", b"")) > MAX_QUERY_BYTES:
+            await (await too_long(Request(scope, receive)))(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return bounded
+
+
+def back_to(request: Request) -> tuple[str, str]:
+    """Where an error page leads back to: the page the user was on (its link and its name)."""
+    path = request.scope.get("memactors.back") or request.url.path
+    pages = {"/review": "the review", "/conflicts": "the conflicts", "/timeline": "the timeline", "/runs": "the runs"}
+    for start, name in pages.items():
+        if path == start or path.startswith(start + "/") or path.startswith(start + "?"):
+            return (path if "?" in path else start), name
+    if path.startswith("/not-superseded/"):
+        return "/memory/" + path.removeprefix("/not-superseded/"), "the memory"
+    if path.startswith("/run/"):
+        return "/runs", "the runs"
+    return "/", "the overview"
 
 
 def tier_plot(history: list[dict[str, Any]], width: int = 640, height: int = 160) -> dict[str, Any]:

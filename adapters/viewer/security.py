@@ -4,7 +4,8 @@
   elsewhere that rebinds its DNS name to 127.0.0.1 gets 400.
 - The first request carries the random token printed with the URL; it sets a session cookie (HttpOnly,
   SameSite=Strict) and redirects to the same page without the token. Every other request needs the cookie:
-  403 without it.
+  403 without it. Browsers keep cookies by host, not by port: the cookie's name carries the viewer's port, so
+  viewers of two repositories (two ports) each keep their own session and none overwrites another's.
 - A POST needs the page's CSRF token (derived from the session), and an Origin, when the browser sends one,
   of the viewer itself.
 - No CORS header is ever sent; every answer says not to cache, sniff, frame or send a referrer elsewhere, and allows only
@@ -26,6 +27,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: The session cookie's name is this with the viewer's port after it (one cookie per viewer on 127.0.0.1).
 COOKIE = "memactors_session"
 HEADERS = [
     (b"content-security-policy", b"default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; "
@@ -44,6 +46,7 @@ class Guard:
         self.app = app
         self.token = token
         self.session = secrets.token_urlsafe(32)
+        self.cookie = f"{COOKIE}_{port}"
         self.hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
 
     def csrf_token(self) -> str:
@@ -68,9 +71,9 @@ class Guard:
             rest = urlencode({k: v for k, v in query.items() if k != "token"})
             location = scope["path"] + (f"?{rest}" if rest else "")
             await _respond(send, 303, b"", [(b"location", location.encode()), (b"set-cookie", (
-                f"{COOKIE}={self.session}; HttpOnly; SameSite=Strict; Path=/").encode())])
+                f"{self.cookie}={self.session}; HttpOnly; SameSite=Strict; Path=/").encode())])
             return
-        if not hmac.compare_digest(_cookie(headers.get(b"cookie", b"")), self.session):
+        if not hmac.compare_digest(_cookie(headers.get(b"cookie", b""), self.cookie), self.session):
             await _plain(send, 403, "no session: open the viewer with the URL (and token) `memactors view` printed")
             return
         if scope["method"] not in ("GET", "HEAD", "POST"):
@@ -90,10 +93,10 @@ class Guard:
         await self.app(scope, receive, secured)
 
 
-def _cookie(raw: bytes) -> str:
+def _cookie(raw: bytes, wanted: str) -> str:
     for part in raw.decode("latin-1").split(";"):
         name, _, value = part.strip().partition("=")
-        if name == COOKIE:
+        if name == wanted:
             return value
     return ""
 
