@@ -102,6 +102,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
 
     inbox = Inbox(store.git.common_dir)
     daemon = daemon_holder(store.git.common_dir)
+    bridged: list[str] = []  # what the auto memory bridge did (a daemon's run does not bridge)
     if (daemon is not None and not args.dry_run and namespaces is None and args.max_llm_calls is None
             and args.max_cost_usd is None):
         report = _hand_to_daemon(args, inbox, daemon)
@@ -111,19 +112,39 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
             print("memactors consolidate: the daemon stopped before it ran; running here", file=sys.stderr)
             report = _run_here(args, store, settings, options, inbox, wait=settings.lock_wait_seconds)
     else:  # with a daemon present, wait for it to be between runs
+        bridged = _bridge_auto_memory(args, settings, "import")
         report = _run_here(args, store, settings, options, inbox,
                            wait=settings.lock_wait_seconds if daemon is not None else 0.0)
+        if report.phase == "completed":
+            bridged += _bridge_auto_memory(args, settings, "export")
     import time
 
     from memactors.adapters.claude.review_reminder import waiting_count, waiting_phrase
 
     document, text = report.model_dump(mode="json"), _render_report(report, store.git.description)
+    if bridged:
+        document["automemory"] = bridged
+        text += "".join(f"\n  auto memory: {line}" for line in bridged)
     waiting = waiting_count(store.git.common_dir, time.time())
     if waiting:
         document["review_waiting"] = waiting
         text += f"\n  {waiting_phrase(waiting)}: `memactors review`"
     emit(args, document, text)
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+def _bridge_auto_memory(args: argparse.Namespace, settings, action: str) -> list[str]:
+    """With MEMACTORS_AUTOMEMORY on (and not a dry run): import Claude Code's auto memory before the run, export
+    after it; what it did in a line, or why it could not (the run goes on either way)."""
+    if not settings.automemory or args.dry_run or args.namespace:
+        return []
+    from memactors.adapters.operations.automemory import export_auto_memory, import_auto_memory
+
+    operation = import_auto_memory if action == "import" else export_auto_memory
+    try:
+        return [operation(args.repo).text.splitlines()[0]]
+    except (UsageError, OSError) as exc:
+        return [f"{action} skipped: {str(exc).splitlines()[0]}"]
 
 
 def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait: float):

@@ -196,6 +196,10 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                                              what="MCP servers")
                 if not args.print_only and not _llm_named():
                     lines += LLM_OPTIONS
+                if not args.print_only and not settings.automemory:
+                    lines.append("Claude Code's own auto memory stays on this machine: share it through git with "
+                                 "`memactors automemory import` (and `export`), or set MEMACTORS_AUTOMEMORY=on so "
+                                 "every `memactors consolidate` does both")
                 if not args.local:
                     lines += _path_notes(shutil.which("memactors"), os.environ.get("VIRTUAL_ENV"))
             else:

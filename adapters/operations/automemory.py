@@ -240,6 +240,6 @@ def bridge_status(store) -> dict[str, Any]:
         directory = str(am.memory_dir(_project_root(store)))
     except UsageError:
         directory = None
-    return {"shares_personal": settings.sync_personal,
+    return {"enabled": settings.automemory, "shares_personal": settings.sync_personal,
             "directory": directory, "last_import": ledger.get("last_import"),
             "last_export": ledger.get("last_export"), "removed_from_auto_memory": ledger.get("removed", {})}

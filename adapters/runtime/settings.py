@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     capture_auto_min: float = Field(0.9, ge=0, le=1)
     capture_auto: bool = False
     capture_weights: dict[str, float] = Field(default_factory=dict)
+    automemory: bool = False
     sync_personal: bool = False
     notes_base: str = Field(
         "refs/notes/mem",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,21 @@ def test_a_personal_memory_is_never_pushed_by_sync(repo: Repo, home: Path, tmp_p
                    ).returncode == 0
     assert "refs/notes/mem/personal" in git(remote, "for-each-ref", "--format=%(refname)",
                                             "refs/notes/").stdout.split()
+
+
+def test_with_the_bridge_on_consolidate_imports_then_exports_and_status_says_so(repo: Repo, home: Path) -> None:
+    directory = _auto_memory(home, repo.path)
+    # captured now, as the imported ones are: the store's clock counts recency from its newest memory
+    repo.capture("decisions", "Deploy with blue-green releases only", "Zero downtime.",
+                 when=datetime.now(timezone.utc))
+    repo.commit("work")
+    assert "MEMACTORS_AUTOMEMORY=on" in run_cli("hooks", "install", "--claude", "--repo", str(repo.path)).stdout
+    done = run_cli("consolidate", "--json", "--repo", str(repo.path), env={"MEMACTORS_AUTOMEMORY": "on"})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["automemory"][0].startswith("imported 3 new") and report["memories_processed"] == 4
+    assert report["automemory"][1].startswith("exported")
+    assert "Deploy with blue-green releases only" in (directory / "memactors-team.md").read_text()
+    status = run_cli("status", "--repo", str(repo.path), env={"MEMACTORS_AUTOMEMORY": "on"}).stdout
+    assert "auto memory bridge on" in status and "imported" in status and "exported" in status
+    assert "auto memory bridge off" in run_cli("status", "--repo", str(repo.path)).stdout
