@@ -177,6 +177,11 @@ def show(repo: Path, memory_id: str) -> Outcome:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
     relations = _relations(state, view, found)
     doc.update(relations)
+    placement = _placement(store, found.memory)
+    doc["branch"] = {"on_head": placement.on_head, "branches": list(placement.branches),
+                     "label": placement.label()}
+    if not placement.on_head:
+        lines.append(f"  branch     {placement.label()}")
     if relations["copy_of"]:
         lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
     elif found.meta and found.meta.superseded_by:
@@ -191,6 +196,16 @@ def show(repo: Path, memory_id: str) -> Outcome:
     if found.memory.body:
         lines += ["", found.memory.body]
     return Outcome(doc, "\n".join(lines))
+
+
+def _placement(store, memory):
+    """Where the commit a memory hangs on stands: on HEAD's line, on other branches only, or on none."""
+    from memactors.adapters.git.branches import BranchMap, Placement
+
+    branches = BranchMap(store.git.repo)
+    placements = [branches.placement(commit) for commit in sorted(memory.commits())]
+    return next((p for p in placements if p.on_head), None) or Placement(
+        on_head=False, branches=tuple(sorted({b for p in placements for b in p.branches})))
 
 
 def _relations(state, view, found) -> dict[str, Any]:
@@ -293,9 +308,12 @@ def _bridge_lines(store, doc: dict[str, Any]) -> list[str]:
     doc["automemory"] = bridge
     done = [f"{what} {when['at']} ({', '.join(f'{k} {v}' for k, v in when.items() if k != 'at')})"
             for what, when in (("imported", bridge["last_import"]), ("exported", bridge["last_export"])) if when]
+    switch = ("on: every `memactors consolidate` imports and exports it" if bridge["enabled"] else
+              "off (MEMACTORS_AUTOMEMORY=on bridges it with every `memactors consolidate`)")
     if not done:
-        return ["  auto memory: never imported or exported (`memactors automemory import` / `export`)"]
-    return [f"  auto memory: {'; '.join(done)}"]
+        return [f"  auto memory bridge {switch}; never imported or exported (`memactors automemory import` / "
+                "`export`)"]
+    return [f"  auto memory bridge {switch}; {'; '.join(done)}"]
 
 
 def tiers(repo: Path, *, limit: int = 10, listed: int | None = None) -> Outcome:
@@ -388,8 +406,33 @@ def open_conflicts(state):
                   key=lambda e: e.created_at)
 
 
-def conflicts(repo: Path) -> Outcome:
+def decided_conflicts(state):
+    """Conflicts the user decided, newest first."""
+    return sorted((e for e in state.edges.values() if e.edge_type.value == "contradicts" and e.resolution),
+                  key=lambda e: e.created_at, reverse=True)
+
+
+def decision_words(view, resolution: str) -> str:
+    """A recorded decision as the user reads it: `both stand` or `kept <title> (<id>)`."""
+    if resolution == "both":
+        return "both stand"
+    key = resolution.removeprefix("keep:")
+    found = view.by_key.get(key)
+    return f"kept {found.quality.title} ({found.memory.id})" if found else f"kept {key}"
+
+
+def conflicts(repo: Path, *, decided: bool = False) -> Outcome:
+    """Conflicts waiting for the user, oldest first; `decided`: those the user decided instead (newest first),
+    each with its decision."""
     _, view, state = open_view_and_state(repo)
+    if decided:
+        done = decided_conflicts(state)
+        lines = [f"{len(done)} conflicts you decided"] + [
+            f"  {e.id}  {decision_words(view, e.resolution)}" for e in done]
+        return Outcome([{**titled(view, e), "decision": decision_words(view, e.resolution),
+                         "kept_id": _kept_id(view, e.resolution),
+                         "sides": {"newer": _side(view, e.source_key), "older": _side(view, e.target_key)}}
+                        for e in done], "\n".join(lines))
     waiting = open_conflicts(state)
     lines = [f"{len(waiting)} conflicts waiting for you"]
     for e in waiting:
@@ -399,6 +442,23 @@ def conflicts(repo: Path) -> Outcome:
         lines.append("decide with: memactors resolve CONFLICT-ID --keep MEMORY-ID | --both")
     return Outcome([{**titled(view, e), "sides": {"newer": _side(view, e.source_key), "older": _side(view, e.target_key)}}
                     for e in waiting], "\n".join(lines))
+
+
+def _kept_id(view, resolution: str) -> str | None:
+    """The id of the memory a decision kept (None: both stand)."""
+    if not resolution.startswith("keep:"):
+        return None
+    found = view.by_key.get(resolution.removeprefix("keep:"))
+    return found.memory.id if found else resolution.removeprefix("keep:")
+
+
+class AlreadyDecided(UsageError):
+    """A different decision for a conflict the user already decided, without saying to change it."""
+
+    def __init__(self, conflict_id: str, earlier: str) -> None:
+        self.conflict_id, self.earlier = conflict_id, earlier
+        super().__init__(f"conflict {conflict_id[:12]} is already decided ({earlier}); to change the decision, "
+                         "resolve it again and pass --change")
 
 
 def _side(view, key: str) -> dict[str, Any]:
@@ -419,8 +479,11 @@ def titled(view, edge) -> dict[str, Any]:
     return {**edge_json(edge), "source_title": title(edge.source_key), "target_title": title(edge.target_key)}
 
 
-def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool = False) -> Outcome:
-    """Record the user's decision on one conflict at once (compare-and-swap, retried); the next run applies it."""
+def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool = False,
+            change: bool = False) -> Outcome:
+    """Record the user's decision on one conflict at once (compare-and-swap, retried); the next run applies it.
+    A conflict already decided otherwise is changed only with `change` (AlreadyDecided without it); the same
+    decision again changes nothing."""
     from memactors.actors.ports import StateConflict
     from memactors.adapters.git.repo_lock import daemon_holder
 
@@ -431,21 +494,28 @@ def resolve(repo: Path, conflict_id: str, *, keep: str | None = None, both: bool
         # no run lock: a daemon or run in progress loses the compare-and-swap and starts over with this
         # decision, or this command does and records it again on the run's result
         try:
-            edge, resolution = _record_resolution(store, view, conflict_id, keep, both)
+            edge, resolution, earlier = _record_resolution(store, view, conflict_id, keep, both, change)
             break
         except StateConflict as exc:
             if attempt == RESOLVE_ATTEMPTS:
                 raise UsageError(f"the state kept changing ({exc}); run the command again") from None
     when = "the daemon's next run applies it" if daemon_holder(store.git.common_dir) is not None else \
         "the next `memactors consolidate` applies it"
-    text = (f"conflict {edge.id} resolved: {'both stand' if both else 'kept ' + str(keep)}\n"
+    decided = decision_words(view, resolution)
+    if earlier == resolution:
+        return Outcome({"conflict_id": edge.id, "resolution": resolution, "applies": "already applied",
+                        "changed_from": None}, f"conflict {edge.id} was already decided that way: {decided}")
+    changed = f" (changed from: {decision_words(view, earlier)})" if earlier else ""
+    text = (f"conflict {edge.id} resolved: {decided}{changed}\n"
             f"  recall, the session's context and surfacing see it now; tiers and retention change when a run "
             f"applies it ({when})")
-    return Outcome({"conflict_id": edge.id, "resolution": resolution, "applies": "next run"}, text)
+    return Outcome({"conflict_id": edge.id, "resolution": resolution, "applies": "next run",
+                    "changed_from": earlier}, text)
 
 
-def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bool):
-    """Write the user's decision on one conflict with compare-and-swap; (edge, resolution). Raises StateConflict."""
+def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bool, change: bool = False):
+    """Write the user's decision on one conflict with compare-and-swap; (edge, resolution, the earlier resolution
+    or None). Raises StateConflict, or AlreadyDecided for a different decision without `change`."""
     state = store.load_state()
     wanted = conflict_id.strip()
     matches = [e for e in state.edges.values()
@@ -454,6 +524,7 @@ def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bo
         raise UsageError(f"no single conflict {wanted!r}" + (" (ambiguous prefix)" if matches else "")
                          + "; see `memactors conflicts`")
     edge = matches[0]
+    earlier = edge.resolution or None
     pair = (edge.source_key, edge.target_key)
     meta_updates = {}
     if both:
@@ -472,10 +543,17 @@ def _record_resolution(store, view, conflict_id: str, keep: str | None, both: bo
         meta = state.meta.get(loser)
         if meta is not None:
             meta_updates[loser] = meta.model_copy(update={"superseded_by": kept.memory.key})
+        winner = state.meta.get(kept.memory.key)
+        if winner is not None and winner.superseded_by == loser:  # an earlier decision kept the other
+            meta_updates[kept.memory.key] = winner.model_copy(update={"superseded_by": None})
+    if earlier == resolution:
+        return edge, resolution, earlier
+    if earlier and not change:
+        raise AlreadyDecided(edge.id, decision_words(view, earlier))
     resolved = edge.model_copy(update={"resolution": resolution})
     commit_user_decision(store, state, {edge.id: (resolved, state.edge_commits[edge.id])}, meta_updates,
                          trigger="resolve", fallback_commit=state.meta[pair[0]].commit)
-    return edge, resolution
+    return edge, resolution, earlier
 
 
 def commit_user_decision(store, state, edge_changes: dict, meta_updates: dict, *, trigger: str,

@@ -1,0 +1,54 @@
+"""Memory that knows its branch: a real repository with a merged, an unmerged and a deleted branch."""
+
+from __future__ import annotations
+
+import json
+
+import pygit2
+
+from memactors.adapters.git.branches import BranchMap
+from tests.conftest import Repo, git, run_cli
+
+
+def _on_branch(repo: Repo, branch: str, summary: str) -> str:
+    git(repo.path, "checkout", "-q", "-b", branch)
+    repo.commit(f"work on {branch}")
+    repo.capture("decisions", summary, f"Decided on {branch}.")
+    sha = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+    git(repo.path, "checkout", "-q", "-")
+    return sha
+
+
+def _branchy(repo: Repo) -> dict[str, str]:
+    repo.commit("base")
+    repo.capture("decisions", "Use trio for the actors", "On main.")
+    main = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+    merged = _on_branch(repo, "feature/merged", "Cache embeddings on disk")
+    git(repo.path, "merge", "-q", "--no-ff", "-m", "merge", "feature/merged")
+    unmerged = _on_branch(repo, "feature/x", "Try a bloom filter for lookups")
+    deleted = _on_branch(repo, "spike/gone", "Experiment with a rust parser")
+    git(repo.path, "branch", "-q", "-D", "spike/gone")
+    return {"main": main, "merged": merged, "unmerged": unmerged, "deleted": deleted}
+
+
+def test_placements_of_merged_unmerged_and_deleted_branches(repo: Repo) -> None:
+    commits = _branchy(repo)
+    branches = BranchMap(pygit2.Repository(str(repo.path)))
+    assert branches.placement(commits["main"]).on_head and branches.placement(commits["merged"]).on_head
+    unmerged = branches.placement(commits["unmerged"])
+    assert not unmerged.on_head and unmerged.branches == ("feature/x",)
+    assert unmerged.label() == "from feature/x, not merged"
+    gone = branches.placement(commits["deleted"])
+    assert gone.orphaned and gone.label() == "from a branch deleted without merging"
+
+
+def test_show_lists_the_branches_of_a_memory_not_on_heads_line(repo: Repo) -> None:
+    commits = _branchy(repo)
+    shown = json.loads(run_cli("show", f"decisions:{commits['unmerged'][:7]}:0", "--json",
+                               "--repo", str(repo.path)).stdout)
+    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not merged"}
+    text = run_cli("show", f"decisions:{commits['deleted'][:7]}:0", "--repo", str(repo.path)).stdout
+    assert "from a branch deleted without merging" in text
+    merged = json.loads(run_cli("show", f"decisions:{commits['merged'][:7]}:0", "--json",
+                                "--repo", str(repo.path)).stdout)
+    assert merged["branch"]["on_head"] is True
