@@ -130,7 +130,8 @@ class ReadCache:
             np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
 
         _replace(self.directory / RECALL_FILE, recall_index)
-        context = json.dumps(context_document(model), ensure_ascii=False, separators=(",", ":")).encode()
+        context = json.dumps(context_document(model, branch_label=_branch_labels(self.directory.parent)),
+                             ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
         self._write_surfacing(model)
 
@@ -218,9 +219,23 @@ class ReadCache:
                            columns=columns, lexical=lexical if (lexical := self.directory / LEXICAL_FILE).exists() else None)
 
 
-def context_document(model: ReadModel) -> dict[str, Any]:
+def _branch_labels(git_dir: Path) -> Callable[[str], str]:
+    """A memory id's branch label as the repository stands ("" on HEAD's line, or when git cannot say)."""
+    from memactors.adapters.git.branches import BranchMap
+
+    try:
+        import pygit2
+
+        branches = BranchMap(pygit2.Repository(str(git_dir)))
+    except Exception:  # noqa: BLE001 - no repository here (a bare read model): no labels
+        return lambda memory_id: ""
+    return lambda memory_id: branches.placement(_commit_of(memory_id)).label() if _commit_of(memory_id) else ""
+
+
+def context_document(model: ReadModel, branch_label: Callable[[str], str] = lambda memory_id: "") -> dict[str, Any]:
     """What the SessionStart hook reads: readable, current summaries and the best standing, readable memories
-    of any tier (the most complete copy of each capture), best first, plain JSON."""
+    of any tier (the most complete copy of each capture), best first, plain JSON; a memory made on a branch HEAD
+    does not hold carries its `branch` label (as the repository stood at the run)."""
     summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY and e.readable
                         and not e.superseded_by),
                        key=lambda e: (-e.score, e.id))
@@ -241,11 +256,12 @@ def context_document(model: ReadModel) -> dict[str, Any]:
         "conflicts": [list(pair) for pair in model.conflicts],
         # the memory refs this run read: the hook reads what was captured since (adapters/claude/fresh_notes.py)
         "memory_tips": dict(model.memory_tips),
-        "candidates": [_candidate(e) for e in summaries[:MAX_CONTEXT_SUMMARIES] + memories[:MAX_CONTEXT_MEMORIES]],
+        "candidates": [_candidate(e, branch_label) for e in summaries[:MAX_CONTEXT_SUMMARIES]
+                       + memories[:MAX_CONTEXT_MEMORIES]],
     }
 
 
-def _candidate(entry: IndexedEntry) -> dict[str, Any]:
+def _candidate(entry: IndexedEntry, branch_label: Callable[[str], str]) -> dict[str, Any]:
     latest = entry.last_seen or entry.timestamp
     anchor = max(latest, entry.last_access) if entry.last_access else latest
     doc: dict[str, Any] = {"kind": entry.kind.value, "id": entry.id, "namespace": entry.namespace,
@@ -256,6 +272,8 @@ def _candidate(entry: IndexedEntry) -> dict[str, Any]:
         doc["sources"] = len(entry.sources)
     if entry.copies > 1:
         doc["copies"] = entry.copies
+    if entry.kind is EntryKind.MEMORY and (label := branch_label(entry.id)):
+        doc["branch"] = label
     for field in ("supersedes", "superseded_facts"):
         if getattr(entry, field):
             doc[field] = list(getattr(entry, field))

@@ -52,3 +52,17 @@ def test_show_lists_the_branches_of_a_memory_not_on_heads_line(repo: Repo) -> No
     merged = json.loads(run_cli("show", f"decisions:{commits['merged'][:7]}:0", "--json",
                                 "--repo", str(repo.path)).stdout)
     assert merged["branch"]["on_head"] is True
+
+
+def test_the_session_block_labels_a_memory_from_an_unmerged_branch(repo: Repo) -> None:
+    _branchy(repo)
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    hook = json.dumps({"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo.path),
+                       "hook_event_name": "SessionStart", "source": "startup"})
+    block = json.loads(run_cli("context", input=hook, cwd=repo.path).stdout)["hookSpecificOutput"][
+        "additionalContext"]
+    bloom = next(line for line in block.splitlines() if "bloom filter" in line)
+    assert "from feature/x, not merged" in bloom
+    assert "from" not in next(line for line in block.splitlines() if "Use trio for the actors" in line)
+    rust = [line for line in block.splitlines() if "rust parser" in line]
+    assert all("deleted without merging" in line for line in rust)
