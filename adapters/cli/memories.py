@@ -60,11 +60,13 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
 
     p = commands.add_parser("resolve", parents=[common, reporting], help="decide a conflict",
                             description="Record your decision on a conflict: --keep MEMORY-ID supersedes the other "
-                            "memory of the pair; --both keeps both. Later runs honour it and never re-judge the pair.")
+                            "memory of the pair; --both keeps both. Later runs honour it and never re-judge the pair. "
+                            "A conflict already decided otherwise changes only with --change.")
     p.add_argument("conflict_id", metavar="CONFLICT-ID")
     choice = p.add_mutually_exclusive_group(required=True)
     choice.add_argument("--keep", metavar="MEMORY-ID", help="the memory that stands")
     choice.add_argument("--both", action="store_true", help="both memories stand")
+    p.add_argument("--change", action="store_true", help="replace your earlier decision on this conflict")
 
     p = commands.add_parser("graph", parents=[common, reporting], help="a memory's links, followed to a depth",
                             description="What a memory supersedes and what superseded it, its copies, the summary it "
@@ -191,7 +193,8 @@ def _cmd_conflicts(args: argparse.Namespace) -> int:
 def _cmd_resolve(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.memories import resolve
 
-    return report(args, resolve(args.repo, args.conflict_id, keep=args.keep, both=args.both))
+    return report(args, resolve(args.repo, args.conflict_id, keep=args.keep, both=args.both,
+                               change=args.change))
 
 
 def _cmd_link(args: argparse.Namespace) -> int:

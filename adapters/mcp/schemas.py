@@ -129,6 +129,7 @@ class Resolved(Answer):
     conflict_id: str
     resolution: str = Field(description="'keep:<key>' or 'both'.")
     applies: str = Field(description="When it takes effect.")
+    changed_from: str | None = Field(None, description="The earlier decision this one replaced (with change).")
 
 
 class Proposal(Answer):

@@ -360,16 +360,21 @@ def build_server(repo: Path) -> tuple[MCPServer, MemoryTools]:
 
     @server.tool(description="Record the user's decision on a conflict: keep (the id of the memory that "
                  "stands) or both. Only with the user's explicit decision; recall and the session's context "
-                 "follow it at once.", annotations=WRITE)
+                 "follow it at once. A conflict already decided otherwise changes only with change.",
+                 annotations=WRITE)
     async def resolve(conflict_id: Annotated[str, Field(min_length=6, max_length=64, description="The "
                                                          "conflict's id (at least its first 6 characters).")],
                       keep: Annotated[str | None, Field(max_length=200, description="The id of the memory that "
                                                         "stands (not with both).")] = None,
                       both: Annotated[bool, Field(description="Both stand (not with keep).")] = False,
+                      change: Annotated[bool, Field(description="Replace the user's earlier decision on this "
+                                                    "conflict; without it, deciding a decided conflict "
+                                                    "differently is an error naming that decision.")] = False,
                       ) -> Annotated[CallToolResult, schemas.Resolved]:
-        doc = (await tools.run(memories.resolve, conflict_id, keep=keep, both=both)).document
-        return answer(schemas.Resolved, {**doc, "applies": "now for recall, context and surfacing; tiers and "
-                                                         "retention at the next run"})
+        doc = (await tools.run(memories.resolve, conflict_id, keep=keep, both=both, change=change)).document
+        applies = doc["applies"] if doc["applies"] == "already applied" else \
+            "now for recall, context and surfacing; tiers and retention at the next run"
+        return answer(schemas.Resolved, {**doc, "applies": applies})
 
     @server.tool(description="Link two memories the user says belong together (action add), or remove a link "
                  "(action remove: runs never find that pair again). Only as the user decides.", annotations=WRITE)

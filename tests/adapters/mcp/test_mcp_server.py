@@ -256,3 +256,29 @@ async def test_link_adds_and_removes_and_review_edits_a_proposal(consolidated: R
         assert not any(e["edge_type"] == "supports" for e in after["edges"])
         assert "no proposal" in _error(await client.call_tool("review", {"action": "edit", "ids": ["abcdef12"],
                                                                          "summary": "Use tabs"}))
+
+
+async def test_resolving_a_decided_conflict_differently_needs_change(repo: Repo, tmp_path) -> None:
+    from datetime import timedelta
+
+    from tests.conftest import NOW
+
+    repo.capture("decisions", "Use Redis for session caching", "Fast and simple.", when=NOW - timedelta(days=3))
+    repo.capture("decisions", "Do not use Redis for session caching", "It loses sessions on restart.",
+                 when=NOW - timedelta(days=1))
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    async with session(repo.path, tmp_path / "err") as (client, _):
+        [conflict] = _doc(await client.call_tool("conflicts", {}))["conflicts"]
+        cid, newer, older = conflict["conflict_id"], conflict["newer"]["id"], conflict["older"]["id"]
+        assert _doc(await client.call_tool("resolve", {"conflict_id": cid, "keep": newer}))["resolution"]
+        refused = _error(await client.call_tool("resolve", {"conflict_id": cid, "both": True}))
+        assert "already decided" in refused and "Do not use Redis for session caching" in refused
+        assert "pass change" in refused and "--" not in refused and "\n" not in refused
+        same = _doc(await client.call_tool("resolve", {"conflict_id": cid, "keep": newer}))
+        assert same["applies"] == "already applied"
+        changed = _doc(await client.call_tool("resolve", {"conflict_id": cid, "keep": older, "change": True}))
+        assert changed["changed_from"].startswith("keep:") and changed["resolution"] != changed["changed_from"]
+    shown = json.loads(run_cli("show", newer, "--json", "--repo", str(repo.path)).stdout)
+    assert shown["meta"]["superseded_by"]  # the newer one now stands replaced by the older, as decided
+    kept = json.loads(run_cli("show", older, "--json", "--repo", str(repo.path)).stdout)
+    assert not kept["meta"]["superseded_by"]
