@@ -60,8 +60,6 @@ _BLOCK = re.compile(rf"<{TAG}\b[^>]*>.*?</{TAG}>\n?", re.DOTALL)
 _SPACE = re.compile(r"\s+")
 #: How a memory captured since the last run is marked (the run has not judged it yet).
 NEW_MARK = "new since the last run"
-#: How much a memory from a branch HEAD does not hold counts against one on HEAD's line.
-OFF_HEAD_FACTOR = 0.6
 #: Memories captured since the last run that the block carries, newest first, before anything else.
 FRESH_ITEMS = 8
 #: Parallel memories (one statement for several areas) fold into one line from this many areas on; two suffice
@@ -164,10 +162,8 @@ def priority(candidate: Mapping[str, Any], session: frozenset[str], settings: Co
     uses = max(0, int(candidate.get("activation_count", 0)))
     activation = min(1.0, math.log1p(uses) / math.log1p(20))
     relevance = overlap(candidate.get("terms", ()), session) if session else 0.0
-    weight = (settings.weight_relevance * relevance + settings.weight_recency * recency
-              + settings.weight_activation * activation + settings.weight_retention * float(candidate.get("score", 0)))
-    # a memory made on a branch HEAD does not hold (not merged, or deleted) yields to those on HEAD's line
-    return weight * OFF_HEAD_FACTOR if candidate.get("branch") else weight
+    return (settings.weight_relevance * relevance + settings.weight_recency * recency
+            + settings.weight_activation * activation + settings.weight_retention * float(candidate.get("score", 0)))
 
 
 def _flat(text: Any, limit: int) -> str:

@@ -1,5 +1,9 @@
-"""Which branches hold the commit a memory hangs on: on HEAD's line, only on other branches (not merged), or
-on none any more (its branch was deleted without merging).
+"""Which branches hold the commit a memory hangs on: on HEAD's line, only on other branches, or on none any
+more (its branch was deleted).
+
+Ancestry alone cannot tell "not merged" from "squash-merged": a pull request merged by squashing leaves its
+commits outside HEAD's history (on the git-notes-memory plugin's own store, 3,325 of 4,271 memories hang on
+such commits). So the label says what git knows, "not in HEAD's history", and readers do not rank by it.
 
 Cost is bounded on repositories with thousands of branches: one walk of HEAD's history, then, per branch,
 a walk from its tip back to where it meets HEAD's line (what is not merged), at most `MAX_UNMERGED` commits a
@@ -26,7 +30,7 @@ class Placement:
 
     @property
     def orphaned(self) -> bool:
-        """No branch holds it: the branch it was made on was deleted without being merged."""
+        """No branch holds it: the branch it was made on was deleted (unmerged, or merged by squashing)."""
         return not self.on_head and not self.branches
 
     def label(self) -> str:
@@ -34,9 +38,9 @@ class Placement:
         if self.on_head:
             return ""
         if not self.branches:
-            return "from a branch deleted without merging"
+            return "from a deleted branch, not in HEAD's history"
         shown = ", ".join(self.branches[:3]) + (f" and {len(self.branches) - 3} more" if len(self.branches) > 3 else "")
-        return f"from {shown}, not merged"
+        return f"from {shown}, not in HEAD's history"
 
 
 class BranchMap:

@@ -37,18 +37,18 @@ def test_placements_of_merged_unmerged_and_deleted_branches(repo: Repo) -> None:
     assert branches.placement(commits["main"]).on_head and branches.placement(commits["merged"]).on_head
     unmerged = branches.placement(commits["unmerged"])
     assert not unmerged.on_head and unmerged.branches == ("feature/x",)
-    assert unmerged.label() == "from feature/x, not merged"
+    assert unmerged.label() == "from feature/x, not in HEAD's history"
     gone = branches.placement(commits["deleted"])
-    assert gone.orphaned and gone.label() == "from a branch deleted without merging"
+    assert gone.orphaned and gone.label() == "from a deleted branch, not in HEAD's history"
 
 
 def test_show_lists_the_branches_of_a_memory_not_on_heads_line(repo: Repo) -> None:
     commits = _branchy(repo)
     shown = json.loads(run_cli("show", f"decisions:{commits['unmerged'][:7]}:0", "--json",
                                "--repo", str(repo.path)).stdout)
-    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not merged"}
+    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not in HEAD's history"}
     text = run_cli("show", f"decisions:{commits['deleted'][:7]}:0", "--repo", str(repo.path)).stdout
-    assert "from a branch deleted without merging" in text
+    assert "from a deleted branch, not in HEAD's history" in text
     merged = json.loads(run_cli("show", f"decisions:{commits['merged'][:7]}:0", "--json",
                                 "--repo", str(repo.path)).stdout)
     assert merged["branch"]["on_head"] is True
@@ -62,7 +62,7 @@ def test_the_session_block_labels_a_memory_from_an_unmerged_branch(repo: Repo) -
     block = json.loads(run_cli("context", input=hook, cwd=repo.path).stdout)["hookSpecificOutput"][
         "additionalContext"]
     bloom = next(line for line in block.splitlines() if "bloom filter" in line)
-    assert "from feature/x, not merged" in bloom
+    assert "from feature/x, not in HEAD's history" in bloom
     assert "from" not in next(line for line in block.splitlines() if "Use trio for the actors" in line)
     rust = [line for line in block.splitlines() if "rust parser" in line]
-    assert all("deleted without merging" in line for line in rust)
+    assert all("from a deleted branch" in line for line in rust)
