@@ -61,6 +61,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "flight and exit 0; a second daemon on the same repository exits 3. With --view, it "
                             "also serves the viewer (as `memactors view`) and prints its URL on stdout.")
     p.add_argument("--schedule-hours", type=float, default=24.0, metavar="H", help="full run every H hours (24)")
+    p.add_argument("--schedule", metavar="CRON", help="full runs at the times a cron expression names, in your time "
+                   "zone (MEMACTORS_TIMEZONE or the system's), e.g. \"0 3 * * *\" for 03:00 every day; a scheduled "
+                   "run is skipped when nothing was captured since the last run (replaces --schedule-hours)")
     p.add_argument("--quiet-minutes", type=float, default=5.0, metavar="M",
                    help="after an agent turn ends (Stop hook), run once M minutes pass without activity (5)")
     p.add_argument("--debounce-seconds", type=float, default=2.0, metavar="S",
@@ -338,6 +341,16 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
     logging.getLogger("memactors").setLevel(logging.INFO)
     settings = load_settings()
+    if args.schedule is not None:
+        from memactors.adapters.runtime.cron import BadSchedule, CronSchedule
+
+        try:
+            first = CronSchedule(args.schedule, settings.zone(), SystemClock()).next_time()
+        except (BadSchedule, ValueError) as exc:
+            raise UsageError(f"--schedule: {exc}") from None
+        print(f"memactors run: scheduled runs at {args.schedule!r} ({settings.zone()}), the first at "
+              f"{first:%Y-%m-%d %H:%M %Z}, each skipped when nothing was captured since the last",
+              file=sys.stderr, flush=True)
     store = open_store(args.repo, settings)
     store.check_readable()
     common = store.git.common_dir
@@ -351,7 +364,7 @@ def _serve(args: argparse.Namespace) -> int:
         services = run_services(store, settings, SystemClock())
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
-            threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
+            schedule_cron=args.schedule, threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
             gate=DaemonRunGate(common))
         print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",
               file=sys.stderr, flush=True)

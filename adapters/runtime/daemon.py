@@ -51,6 +51,8 @@ class DaemonSettings:
     quiet: float = 300.0
     max_delay: float = 30.0
     schedule_every: float = 24 * 3600.0
+    #: a cron expression (local time zone) instead of `schedule_every`; its runs skip when nothing was captured
+    schedule_cron: str | None = None
     inbox_interval: float = 1.0
     drain_timeout: float = 120.0
     threshold: int = 50
@@ -119,7 +121,7 @@ class Daemon:
                 retry_base=s.retry_base, retry_max=s.retry_max, gate=gate)),
             ChildSpec("notes-watcher", lambda bus: NotesWatcher(bus, feed)),
             ChildSpec("inbox", lambda bus: InboxReader(bus, inbox, interval=s.inbox_interval)),
-            ChildSpec("scheduler", lambda bus: Scheduler(bus, every=s.schedule_every)),
+            ChildSpec("scheduler", lambda bus: self._scheduler(bus)),
         ]
         if counter is not None:
             children.append(ChildSpec("threshold", lambda bus: ThresholdWatcher(
@@ -197,6 +199,22 @@ class Daemon:
         except OSError as exc:
             log.warning("recall will not be answered by the daemon (query socket: %s)", exc)
 
+
+    def _scheduler(self, bus: Bus) -> Scheduler:
+        """Every `schedule_every` seconds, or at the times `schedule_cron` names (then only after captures)."""
+        s, services = self.settings, self.services
+        if s.schedule_cron is None:
+            return Scheduler(bus, every=s.schedule_every)
+        from memactors.adapters.runtime.cron import CronSchedule, captured_since_last_run
+
+        schedule = CronSchedule(s.schedule_cron, services.settings.zone(), services.clock)
+        git = services.store.git
+
+        def active() -> bool:
+            return captured_since_last_run(git.common_dir, {ref: tip for ref in git.memory_refs().values()
+                                                            if (tip := git.tip(ref)) is not None})
+
+        return Scheduler(bus, next_delay=schedule.delay, active=active)
     async def run(self, *, handle_signals: bool = False,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         drained = self.bus.subscribe("daemon", (Drained,))
