@@ -23,6 +23,7 @@ from starlette.templating import Jinja2Templates
 
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import Outcome
+from memactors.adapters.viewer.chain import chain_drawing, fold_copies, is_copy
 
 HERE = Path(__file__).resolve().parent
 #: A posted form larger than this is refused (the largest is an edited proposal: 100 KB of content at most).
@@ -125,10 +126,18 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         history = (await run(runs.tier_history, repo, memory_id)).document
         copies = [e for e in edges if e["edge_type"] == "subsumes" and e["source_id"] == doc["id"]
                   and e["reason"].startswith("duplicate")]
+        replaced_by = None  # what replaced it (for a copy: the memory it copies), to name and link in the banner
+        original = next((e for e in edges if is_copy(e) and e["target_id"] == doc["id"]), None)
+        if original is not None:
+            replaced_by = {"id": original["source_id"], "title": original["source_title"]}
+        elif (doc.get("meta") or {}).get("superseded_by"):
+            replacer = (await run(memories.show, repo, doc["meta"]["superseded_by"])).document
+            if replacer is not None:
+                replaced_by = {"id": replacer["id"], "title": replacer.get("title") or replacer["id"]}
         return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
                                               "m": doc, "edges": edges, "chain": chain, "history": history,
-                                              "copies": copies,
-                                              "drawing": chain_drawing(chain)})
+                                              "copies": copies, "replaced_by": replaced_by,
+                                              "folded": fold_copies(chain), "drawing": chain_drawing(chain)})
 
     async def run_page(request: Request) -> Response:
         from memactors.adapters.operations import runs
@@ -261,29 +270,3 @@ def tier_plot(history: list[dict[str, Any]], width: int = 640, height: int = 160
         lines.append({"tier": tier, "points": points})
     return {"width": width, "height": height, "lines": lines, "top": top, "runs": len(history)}
 
-
-def chain_drawing(chain: dict[str, Any] | None) -> dict[str, Any]:
-    """Boxes by hop (columns) and arrows between them, for an SVG of a supersession chain."""
-    if not chain or not chain.get("nodes"):
-        return {"boxes": [], "arrows": [], "width": 0, "height": 0}
-    box_w, box_h, gap_x, gap_y = 220, 44, 60, 16
-    rows: dict[int, int] = {}
-    at: dict[str, tuple[float, float]] = {}
-    boxes = []
-    for node in chain["nodes"]:
-        hop = node.get("hop", 0)
-        row = rows.get(hop, 0)
-        rows[hop] = row + 1
-        x, y = 10 + hop * (box_w + gap_x), 10 + row * (box_h + gap_y)
-        at[node["id"]] = (x, y)
-        boxes.append({"x": x, "y": y, "w": box_w, "h": box_h, "id": node["id"],
-                      "title": (node.get("title") or "")[:34], "tier": node.get("tier", "")})
-    arrows = []
-    for edge in chain.get("edges", []):
-        if edge["source_id"] in at and edge["target_id"] in at:
-            (sx, sy), (tx, ty) = at[edge["source_id"]], at[edge["target_id"]]
-            arrows.append({"x1": sx + box_w / 2, "y1": sy + box_h, "x2": tx + box_w / 2, "y2": ty,
-                           "label": edge["edge_type"]})
-    width = 20 + (max(rows) + 1) * (box_w + gap_x)
-    height = 20 + max(rows.values()) * (box_h + gap_y)
-    return {"boxes": boxes, "arrows": arrows, "width": width, "height": height}

@@ -71,6 +71,10 @@ def test_every_page_has_no_serious_or_critical_accessibility_violation(served: s
             labels = page.evaluate("() => [...document.querySelectorAll('nav')].map(n => n.getAttribute('aria-label'))")
             if not all(labels) or len(set(labels)) != len(labels):
                 problems.append(f"navigation landmarks labelled {labels}")
+            if path.startswith("/memory/"):  # a chain drawing scales to the page: nothing to scroll sideways
+                wide = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+                if wide[0] > wide[1]:
+                    problems.append(f"scrolls sideways: {wide[0]} px wide in a {wide[1]} px window")
             if problems:
                 found[path] = problems
         browser.close()

@@ -50,3 +50,33 @@ async def test_a_runs_every_change_is_reachable_page_by_page_readable_and_linked
             assert f'href="/memory/{edge["source_id"]}"' in html and f'href="/memory/{edge["target_id"]}"' in html
         assert (await client.get(f"/run/{first}?page={pages + 1}&per_page=2")).status_code == 400
         assert (await client.get(f"/run/{first}?per_page=0")).status_code == 400
+
+
+async def test_a_chain_folds_copies_into_one_box_and_a_replaced_memory_names_what_replaced_it(repo: Repo, cli) -> None:
+    from datetime import timedelta
+
+    from memactors.adapters.git.memory_store import MemoryStore
+    from memactors.adapters.git.store import GitStore
+    from tests.conftest import NOW
+
+    repo.capture("decisions", "Use SQLite for storage", "One file is enough.", when=NOW - timedelta(days=30))
+    for day in (12, 11, 10):
+        repo.commit(f"later {day}")
+        repo.capture("decisions", "Switch storage from SQLite to PostgreSQL", "We need concurrent writers.",
+                     when=NOW - timedelta(days=day))
+    assert cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    memories = MemoryStore(GitStore(repo.path)).scan(None).memories
+    old = next(m.id for m in memories if m.summary == "Use SQLite for storage")
+    async with session(repo) as client:
+        page = (await client.get(f"/memory/{old}")).text
+        doc = (await client.get(f"/memory/{old}?format=json")).json()
+    replacer = next(e["source_id"] for e in doc["edges"] if e["edge_type"] == "supersedes" and e["target_id"] == old)
+    drawing = page[page.index('<svg class="chain"'): page.index("</svg>")]
+    # two boxes, not five: the three captures of the new decision are one box saying it has copies
+    assert drawing.count("<rect") == 2 and "+2 copies" in drawing
+    assert re.search(r'viewBox="0 0 \d+ \d+"', drawing) and 'role="img"' not in drawing
+    chain_list = _text(page[page.index('<ul class="chain-list">'): page.index("</ul>", page.index("chain-list"))])
+    assert chain_list.count("subsumes") == 0 and chain_list.count("supersedes") == 1
+    assert "stored 3 times" in chain_list
+    banner = page[page.index('<section class="replaced">'): page.index("</section>", page.index('class="replaced"'))]
+    assert "Switch storage from SQLite to PostgreSQL" in banner and f'href="/memory/{replacer}"' in banner
