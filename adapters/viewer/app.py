@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 import anyio
 from starlette.applications import Starlette
@@ -30,6 +30,16 @@ HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 256 * 1024
 #: An address whose query is longer than this gets a short page saying so (a search is 2,000 characters at most).
 MAX_QUERY_BYTES = 16 * 1024
+#: Decided conflicts listed on the conflicts page, newest first.
+DECIDED_SHOWN = 20
+#: A memory's retention and quality factors as the page names them (its JSON keeps the field names).
+FACTORS = {
+    "score": "score", "recency": "recency (how recent)", "activation": "uses (recalled or surfaced)",
+    "importance": "importance (its namespace)", "superseded": "replaced", "quality": "quality",
+    "title": "title shown", "readable": "readable", "auto_captured": "captured automatically",
+    "cut": "cut off mid-sentence", "echo": "echoes a prompt or tool output", "markup_share": "share of markup",
+    "information_words": "distinct words", "threat": "screened threat",
+}
 
 
 def create_app(repo: Path, *, warm: Any = None) -> Any:
@@ -40,6 +50,8 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
     # every template is escaped, whatever its file name says: memory text is never HTML
     templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
                                                        autoescape=True, undefined=jinja2.StrictUndefined))
+    templates.env.filters["factor"] = lambda name: FACTORS.get(name, name.replace("_", " "))
+    templates.env.filters["yesno"] = lambda value: ("yes" if value else "no") if isinstance(value, bool) else value
     one_at_a_time = anyio.CapacityLimiter(1)
 
     async def run(function, *args: Any, **kwargs: Any) -> Outcome:
@@ -158,23 +170,42 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         from memactors.adapters.operations import memories
 
         listed = (await run(memories.conflicts, repo)).document or []
-        return page(request, "conflicts.html", {"json": listed, "conflicts": listed})
+        decided = (await run(memories.conflicts, repo, decided=True)).document or []
+        just = request.query_params.get("decided", "")
+        notice = next((c for c in decided if just and c["conflict_id"] == just), None)
+        return page(request, "conflicts.html", {"json": listed, "conflicts": listed, "notice": notice,
+                                                "decided": decided[:DECIDED_SHOWN],
+                                                "earlier": max(0, len(decided) - DECIDED_SHOWN)})
 
     async def resolve(request: Request) -> Response:
         from memactors.adapters.operations import memories
 
         data = await form(request)
         keep = data.get("keep") or None
-        await run(memories.resolve, repo, request.path_params["conflict_id"], keep=keep, both=keep is None)
-        return RedirectResponse("/conflicts", status_code=303)
+        try:
+            done = await run(memories.resolve, repo, request.path_params["conflict_id"], keep=keep,
+                             both=keep is None, change=data.get("change") == "1")
+        except memories.AlreadyDecided as exc:
+            raise UsageError(f"this conflict is already decided ({exc.earlier}); to change it, use "
+                             "\u201cChange the decision\u201d under Decided on the conflicts page") from None
+        return RedirectResponse(f"/conflicts?decided={quote(done.document['conflict_id'])}#decided",
+                                status_code=303)
 
     async def review_page(request: Request) -> Response:
         from memactors.adapters.operations import review
 
+        from memactors.events.memory import KNOWN_NAMESPACES
+
         waiting = (await run(review.listing, repo)).document or []
         blocked = (await run(review.listing, repo, blocked=True)).document or []
+        chosen = request.query_params.get("edit", "")
+        editing = next((c for c in waiting if c["id"] == chosen), waiting[0] if waiting else None)
+        namespaces = list(KNOWN_NAMESPACES)
+        if editing is not None and editing["namespace"] not in namespaces:
+            namespaces.append(editing["namespace"])
         return page(request, "review.html", {"json": {"pending": waiting, "blocked": blocked},
-                                              "pending": waiting, "blocked": blocked, "sources": review.SOURCES})
+                                              "pending": waiting, "blocked": blocked, "sources": review.SOURCES,
+                                              "editing": editing, "namespaces": namespaces})
 
     async def review_action(request: Request) -> Response:
         from memactors.adapters.operations import review
@@ -183,8 +214,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         action = request.path_params["action"]
         ids = [i for i in data.get("ids", []) if i]
         if action == "edit":
-            await run(review.edit, repo, data.get("id", ""), summary=data.get("summary") or None,
-                      namespace=data.get("namespace") or None, content=data.get("content") or None)
+            await edit_proposal(request, data)
         elif not ids:
             raise UsageError("choose at least one proposed memory")
         elif action == "approve":
@@ -194,6 +224,28 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         else:
             return problem(request, f"no review action {action!r}", 404)
         return RedirectResponse("/review", status_code=303)
+
+    async def edit_proposal(request: Request, data: dict[str, Any]) -> None:
+        """The edit form starts from the proposal's values: what differs from them is the edit."""
+        from memactors.adapters.operations import review
+
+        chosen = data.get("id", "")
+        request.scope["memactors.back"] = f"/review?edit={quote(chosen)}" if chosen else "/review"
+        waiting = (await run(review.listing, repo)).document or []
+        current = next((c for c in waiting if c["id"] == chosen), None)
+        if current is None:
+            raise UsageError("that proposal is no longer waiting (approved, rejected or edited meanwhile)")
+        summary = data.get("summary", current["summary"])
+        if not " ".join(summary.split()):
+            raise UsageError("the summary is empty: a proposed memory needs one line (1 to 100 characters)")
+        content = data.get("content", current["content"]).replace("\r\n", "\n")
+        changes = {"summary": summary if " ".join(summary.split()) != current["summary"] else None,
+                   "namespace": data.get("namespace") if data.get("namespace", current["namespace"])
+                   != current["namespace"] else None,
+                   "content": content if content != current["content"] else None}
+        if all(value is None for value in changes.values()):
+            raise UsageError("nothing changed: edit the summary, the namespace or the content first")
+        await run(review.edit, repo, chosen, **changes)
 
     async def not_superseded(request: Request) -> Response:
         from memactors.adapters.operations import memories

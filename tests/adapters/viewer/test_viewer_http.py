@@ -117,7 +117,7 @@ async def test_resolving_a_conflict_from_the_page_records_the_decision(viewer_st
         token = _csrf((await client.get("/conflicts")).text)
         done = await client.post(f"/conflicts/{conflict['conflict_id']}/resolve",
                                  data={"keep": conflict["source_id"], "csrf": token}, headers={"origin": BASE})
-        assert done.status_code == 303 and done.headers["location"] == "/conflicts"
+        assert done.status_code == 303 and done.headers["location"].startswith("/conflicts?decided=")
         assert (await client.get("/conflicts?format=json")).json() == []
     edge = MemoryStore(GitStore(viewer_store.path)).load_state().edges[conflict["conflict_id"]]
     assert edge.resolution == f"keep:{conflict['source_key']}"
