@@ -66,15 +66,24 @@ def item_text(line: str) -> str:
 
 
 def block_figures(block: str, memories: int) -> dict[str, object]:
-    items = [line for line in block.splitlines() if line.startswith("- ")]
+    """Items, characters and useful share. A line indented under an item (a decision's "Rationale: ...") is
+    part of that item: useful when the item is and it does not restate the item's words."""
+    lines = block.splitlines()
+    items = [line for line in lines if line.startswith("- ")]
     seen: list[list[str]] = []
     useful = 0
-    for line in items:
-        words = item_text(line).casefold().split()
-        repeat = any(difflib.SequenceMatcher(None, words, earlier).ratio() >= REPEAT for earlier in seen)
-        seen.append(words)
-        if not repeat and not chatter(item_text(line)):
-            useful += len(line) + 1
+    item_useful, item_words = False, []
+    for line in lines:
+        if line.startswith("- "):
+            item_words = item_text(line).casefold().split()
+            repeat = any(difflib.SequenceMatcher(None, item_words, earlier).ratio() >= REPEAT for earlier in seen)
+            seen.append(item_words)
+            item_useful = not repeat and not chatter(item_text(line))
+            useful += (len(line) + 1) if item_useful else 0
+        elif line.startswith("  ") and item_useful:
+            words = line.split(":", 1)[-1].casefold().split()
+            if difflib.SequenceMatcher(None, words, item_words).ratio() < REPEAT:
+                useful += len(line) + 1
     return {"items": len(items), "chars": len(block), "memories_shown": memories,
             "useful_share": round(useful / len(block), 3) if block else 0.0}
 

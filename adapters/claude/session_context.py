@@ -370,6 +370,12 @@ def render_block(document: Mapping[str, Any], session: frozenset[str], settings:
         chosen.append((unit.lead, line, [str(m.get("id")) for m in unit.members if m.get("id")]))
     if not chosen:
         return ""
+    for i, (candidate, line, ids) in enumerate(chosen):  # a decision's rationale, in whatever budget is left
+        why = candidate.get("rationale") if len(ids) == 1 else None
+        extra = f"\n  Rationale: {_flat(why, 160)}" if why else ""
+        if extra and used + len(extra) <= max_chars:
+            chosen[i] = (candidate, line + extra, ids)
+            used += len(extra)
     if shown is not None:
         shown += [i for _c, _line, ids in chosen for i in ids if i]
     body: list[str] = []

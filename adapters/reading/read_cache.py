@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -274,10 +275,35 @@ def _candidate(entry: IndexedEntry, branch_label: Callable[[str], str]) -> dict[
         doc["copies"] = entry.copies
     if entry.kind is EntryKind.MEMORY and (label := branch_label(entry.id)):
         doc["branch"] = label
+    if entry.kind is EntryKind.MEMORY and entry.namespace == "decisions" and (why := rationale(entry)):
+        doc["rationale"] = why
     for field in ("supersedes", "superseded_facts"):
         if getattr(entry, field):
             doc[field] = list(getattr(entry, field))
     return doc
+
+
+#: A decision's rationale in the session's context is at most this long.
+MAX_RATIONALE = 160
+_MARKUP = re.compile(r"(^|\s)(#+|[*_`>]+|-{2,})(?=\s|$)|\*\*|__|`")
+_WHY = re.compile(r"\b(?:rationale|why|reason|because)\b\s*[:\-—]?\s*", re.I)
+
+
+def rationale(entry: IndexedEntry) -> str:
+    """Why a decision was made, in a line: the sentence its body gives after "Rationale:" / "Why:" /
+    "because", else the body's first sentence that is not its title again ('' when there is none)."""
+    text = " ".join(_MARKUP.sub(" ", entry.excerpt).split())
+    said = _WHY.search(text)
+    if said and said.end() < len(text):
+        text = text[said.end():]
+    title = " ".join((entry.title or entry.summary).lower().split()).rstrip(".")
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        sentence = sentence.strip()
+        flat = sentence.lower().rstrip(".")
+        if len(sentence.split()) < 3 or flat in title or title in flat:
+            continue
+        return sentence if len(sentence) <= MAX_RATIONALE else sentence[: MAX_RATIONALE - 1].rstrip() + "…"
+    return ""
 
 
 def _commit_of(memory_id: str) -> str:

@@ -337,3 +337,26 @@ def test_different_decisions_about_one_area_never_fold() -> None:
     assert all(any(i.endswith(f"] {t}") for i in items) for t in titles), items
     assert any("Wrap billing calls in a circuit breaker (replaces: Retry billing calls forever)" in i for i in items)
     assert sum("circuit breaker" in i for i in items) == 3  # two areas left without a label: no fold
+
+
+def test_a_decision_carries_its_rationale_in_the_budget_left_and_never_at_an_items_cost(repo: Repo) -> None:
+    recent = datetime.now(timezone.utc)
+    repo.capture("decisions", "Store memories as git notes under refs/notes/mem",
+                 "## Context\nWe compared files, SQLite and notes. Rationale: notes are versioned, pushed with the "
+                 "repository and never touch the working tree.", when=recent - timedelta(days=2))
+    repo.capture("decisions", "Use ruff for linting", "Use ruff for linting.", when=recent - timedelta(days=1))
+    repo.capture("learnings", "Retries must be idempotent", "Found in production.", when=recent - timedelta(days=1))
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode in (0, 1)
+    context = context_of(run_cli("context", input=hook_json(repo), cwd=repo.path))
+    lines = context.splitlines()
+    notes = lines.index(next(line for line in lines if "Store memories as git notes" in line))
+    assert lines[notes + 1] == ("  Rationale: notes are versioned, pushed with the repository and never touch the "
+                                "working tree.")
+    ruff = lines.index(next(line for line in lines if "Use ruff for linting" in line))
+    assert not lines[ruff + 1].startswith("  Rationale")  # a body that only restates the title gives none
+    items = [line for line in lines if line.startswith("- ")]
+    tight = len(context) - 20  # room for every item, not for every rationale
+    squeezed = context_of(run_cli("context", input=hook_json(repo), cwd=repo.path,
+                                  env={"MEMACTORS_CONTEXT_TOKENS": str(tight // 4)}))
+    assert [line for line in squeezed.splitlines() if line.startswith("- ")] == items
+    assert "Rationale" not in squeezed
