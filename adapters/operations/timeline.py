@@ -18,8 +18,10 @@ TIERS = ("hot", "warm", "cold", "archived", "untiered")
 
 
 def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = "", min_quality: float = 0.0,
-             page: int = 1, per_page: int = PER_PAGE, embedder: Any = None) -> Outcome:
-    """One page of memories, newest day first (with a search: best match first), and the filters' totals."""
+             page: int = 1, per_page: int = PER_PAGE, embedder: Any = None, copies: bool = False) -> Outcome:
+    """One page of memories, newest day first (with a search: best match first, one list), and the filters'
+    totals. A search ranks recall's matches first, then the memories recall does not list that hold the query's
+    words (an archived memory, a copy): so asking for tier archived, or for `copies`, finds them too."""
     if page < 1 or per_page < 1:
         raise UsageError("page and per_page must be 1 or more")
     if tier and tier not in TIERS:
@@ -29,13 +31,13 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
     _, view, state = open_view_and_state(repo)
     copy_of = {e.target_key: e.source_key for e in state.edges.values()
                if e.edge_type.value == "subsumes" and e.reason.startswith("duplicate")}
-    copies: dict[str, int] = defaultdict(int)
+    copy_count: dict[str, int] = defaultdict(int)
     for copy, canonical in copy_of.items():
-        copies[canonical] += 1
+        copy_count[canonical] += 1
     namespaces = sorted({v.memory.namespace for v in view.memories})
     if namespace and namespace not in namespaces:
         raise UsageError(f"no namespace {namespace!r} in this store; it has: {', '.join(namespaces)}")
-    items = [v for v in view.memories if v.memory.key not in copy_of
+    items = [v for v in view.memories if (copies or v.memory.key not in copy_of)
              and (not namespace or v.memory.namespace == namespace) and (not tier or v.tier == tier)
              and v.quality.score >= min_quality]
     order: dict[str, int] | None = None
@@ -44,6 +46,10 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
 
         hits = recall(repo, query, mode="exhaustive", limit=SEARCHED, track=False, embedder=embedder).document
         order = {h["id"]: rank for rank, h in enumerate(hits or []) if h.get("kind") == "memory"}
+        words = _words(query)
+        for v in sorted((v for v in items if v.memory.id not in order), key=lambda v: -_held(words, v)):
+            if _held(words, v) >= 0.5:  # at least half the query's words, in its title, summary, body or tags
+                order[v.memory.id] = len(order)
         items = [v for v in items if v.memory.id in order]
         items.sort(key=lambda v: order[v.memory.id])
     else:
@@ -59,15 +65,35 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
         replacer = view.by_key.get(replaced_by) if replaced_by else None
         rows.append({"id": m.id, "day": m.timestamp.date().isoformat(), "timestamp": m.timestamp.isoformat(),
                      "namespace": m.namespace, "title": v.quality.title or m.summary, "tier": v.tier,
-                     "quality": round(v.quality.score, 2), "copies": copies.get(m.key, 0),
+                     "quality": round(v.quality.score, 2), "copies": copy_count.get(m.key, 0),
+                     "copy_of": view.by_key[copy_of[m.key]].memory.id if m.key in copy_of
+                     and copy_of[m.key] in view.by_key else None,
                      "superseded_by": replacer.memory.id if replacer else None,
                      "superseded_by_title": label(view, replaced_by) if replaced_by else None})
     doc = {"total": total, "page": page, "pages": pages, "per_page": per_page, "namespaces": namespaces,
-           "filters": {"q": query, "namespace": namespace, "tier": tier, "min_quality": min_quality},
+           "filters": {"q": query, "namespace": namespace, "tier": tier, "min_quality": min_quality,
+                       "copies": copies},
            "memories": rows}
-    lines = [f"{total} memories (page {page} of {pages})"]
+    lines = [f"{total} {'memory' if total == 1 else 'memories'} (page {page} of {pages})"]
     for r in rows:
         struck = f"  [replaced by {r['superseded_by']}]" if r["superseded_by"] else ""
         lines.append(f"  {r['day']}  [{r['tier']}] {r['namespace']:<12} {r['title'][:70]}"
                      + (f" (+{r['copies']} copies)" if r["copies"] else "") + struck)
     return Outcome(doc, "\n".join(lines))
+
+
+def _words(query: str) -> list[str]:
+    import re
+
+    return sorted({w for w in re.findall(r"\w+", query.lower()) if len(w) > 1})
+
+
+def _held(words: list[str], v: Any) -> float:
+    """The share of the query's words that a memory's title, summary, body or tags hold (by their start)."""
+    import re
+
+    if not words:
+        return 0.0
+    m = v.memory
+    held = set(re.findall(r"\w+", " ".join([v.quality.title or "", m.summary, m.body or "", *m.tags]).lower()))
+    return sum(any(h.startswith(w) for h in held) for w in words) / len(words)

@@ -115,7 +115,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
             raise UsageError("min_quality must be a number between 0 and 1") from None
         doc = (await run(listing, repo, query=q.get("q", ""), namespace=q.get("namespace", ""),
                          tier=q.get("tier", ""), min_quality=min_quality, page=number(request, "page", 1),
-                         embedder=getattr(warm, "embedder", None))).document
+                         embedder=getattr(warm, "embedder", None), copies=q.get("copies") == "1")).document
         days: dict[str, list[dict[str, Any]]] = {}
         for row in doc["memories"]:
             days.setdefault(row["day"], []).append(row)
@@ -321,4 +321,3 @@ def tier_plot(history: list[dict[str, Any]], width: int = 640, height: int = 160
                           for i, h in enumerate(history))
         lines.append({"tier": tier, "points": points})
     return {"width": width, "height": height, "lines": lines, "top": top, "runs": len(history)}
-

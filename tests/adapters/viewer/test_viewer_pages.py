@@ -80,3 +80,38 @@ async def test_a_chain_folds_copies_into_one_box_and_a_replaced_memory_names_wha
     assert "stored 3 times" in chain_list
     banner = page[page.index('<section class="replaced">'): page.index("</section>", page.index('class="replaced"'))]
     assert "Switch storage from SQLite to PostgreSQL" in banner and f'href="/memory/{replacer}"' in banner
+
+
+async def test_a_search_is_one_ranked_list_and_finds_archived_memories_and_copies_when_asked(repo: Repo, cli,
+                                                                                              tmp_path) -> None:
+    from datetime import timedelta
+
+    from tests.adapters.viewer.conftest import HOSTILE, build_viewer_store
+    from tests.conftest import NOW
+
+    repo.capture("decisions", "Use ruff for linting", "Ruff replaces flake8 and isort.", when=NOW - timedelta(days=3))
+    repo.commit("later")
+    repo.capture("decisions", "Use ruff for linting", "Ruff replaces flake8 and isort.", when=NOW - timedelta(days=1))
+    build_viewer_store(repo, cli, tmp_path / "sessions")
+    ids = _ids(repo)
+    async with session(repo) as client:
+        doc = (await client.get("/timeline?q=storage&format=json")).json()
+        html = (await client.get("/timeline?q=storage")).text
+        # best first, as one list: no date headings (they would run out of order), the date on every row
+        assert doc["total"] >= 3 and "<h2>20" not in html
+        rows = re.findall(r'<a class="title" href="/memory/([^"]+)"', html)
+        assert rows == [r["id"] for r in doc["memories"]]
+        assert len(re.findall(r'<time datetime="\d{4}-\d\d-\d\d', html)) == len(rows)
+        # an archived memory is found when the search asks for archived ones
+        hostile = ids[HOSTILE]
+        tiers = (await client.get(f"/memory/{hostile}?format=json")).json()["tier"]
+        assert tiers == "archived"
+        found = (await client.get("/timeline?q=bold+names&tier=archived&format=json")).json()
+        assert [r["id"] for r in found["memories"]] == [hostile]
+        assert _text((await client.get("/timeline?q=bold+names&tier=archived")).text).count("1 memory matching") == 1
+        # a copy is folded away in listings, and found when copies are asked for
+        folded = (await client.get("/timeline?q=ruff+linting&format=json")).json()["memories"]
+        assert [r["copies"] for r in folded] == [1]
+        both = (await client.get("/timeline?q=ruff+linting&copies=1&format=json")).json()["memories"]
+        assert len(both) == 2 and {r["title"] for r in both} == {"Use ruff for linting"}
+        assert any(r["copy_of"] == folded[0]["id"] for r in both)
