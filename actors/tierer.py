@@ -9,11 +9,19 @@ import numpy as np
 from memactors.actors.ports import ContentReader
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
+from memactors.events.edge import replaced_in_part
 from memactors.events.metadata import MemoryMeta
-from memactors.events.pipeline import MemoriesScanned, MemoriesTiered, SupersessionsJudged
+from memactors.events.pipeline import (
+    ClustersFormed,
+    ClustersSummarized,
+    MemoriesScanned,
+    MemoriesTiered,
+    SupersessionsJudged,
+)
 from memactors.events.quality import quality_score
 from memactors.events.retention import RetentionPolicy, fold_uses, reference_time, scores, tier_for
 from memactors.events.tier import TIER_ORDER
+from memactors.events.verdict import Relation
 
 
 class Tierer(JoiningActor):
@@ -28,7 +36,7 @@ class Tierer(JoiningActor):
 
     name = "tierer"
     joins = (MemoriesScanned,)
-    joins_if_published = (SupersessionsJudged,)
+    joins_if_published = (SupersessionsJudged, ClustersFormed, ClustersSummarized)
     publishes = (MemoriesTiered,)
 
     def __init__(self, bus: Bus, policy: RetentionPolicy, traits: ContentReader) -> None:
@@ -40,9 +48,13 @@ class Tierer(JoiningActor):
         judged = events.get(SupersessionsJudged)
         verdicts = judged.superseded_by if judged is not None else {}
         released = frozenset(judged.no_longer_superseded) if judged is not None else frozenset()
-        await self.bus.publish(self._tier(events[MemoriesScanned], verdicts, released))
+        scanned = events[MemoriesScanned]
+        await self.bus.publish(self._tier(scanned, verdicts, released, _replaced_in_part(scanned, judged),
+                                          _summarized(scanned, events.get(ClustersFormed),
+                                                      events.get(ClustersSummarized))))
 
-    def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str], released: frozenset[str]) -> MemoriesTiered:
+    def _tier(self, scanned: MemoriesScanned, verdicts: dict[str, str], released: frozenset[str],
+              partial: frozenset[str] = frozenset(), summarized: frozenset[str] = frozenset()) -> MemoriesTiered:
         memories = scanned.memories
         # the store clock is the whole store's, even when this run scans some namespaces only
         seen = [m.timestamp for m in memories] + ([scanned.newest] if scanned.newest else [])
@@ -66,6 +78,8 @@ class Tierer(JoiningActor):
             now=now,
             quality=np.fromiter((quality_score(self._policy.quality, traits[m.key]) for m in memories),
                                 dtype=np.float64, count=len(memories)),
+            partially_superseded=np.fromiter((m.key in partial for m in memories), dtype=bool, count=len(memories)),
+            summarized=np.fromiter((m.key in summarized for m in memories), dtype=bool, count=len(memories)),
         )
         policy = self._policy
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})
@@ -108,3 +122,25 @@ class Tierer(JoiningActor):
             tier_counts={str(k): v for k, v in counts.items()},
             tier_transitions=dict(sorted(moves.items())),
         )
+
+
+def _replaced_in_part(scanned: MemoriesScanned, judged: SupersessionsJudged | None) -> frozenset[str]:
+    """The memories a newer one replaces in part: this run's partial verdicts, and earlier partial supersessions
+    still in force that this run did not withdraw."""
+    withdrawn = frozenset(judged.withdrawn_edges) if judged is not None else frozenset()
+    earlier = replaced_in_part(scanned.prior.edges.values(), withdrawn)
+    now = {v.older for v in (judged.verdicts if judged is not None else ())
+           if v.relation is Relation.SUPERSEDES and v.partial}
+    return frozenset(earlier | now)
+
+
+def _summarized(scanned: MemoriesScanned, formed: ClustersFormed | None,
+                summed: ClustersSummarized | None) -> frozenset[str]:
+    """The members of a summary once this run is persisted (as the persister records them): this run's
+    summaries' sources, and the earlier ones of clusters this run left untouched."""
+    if formed is None:
+        return frozenset(k for k, meta in scanned.prior.meta.items() if meta.consolidated_into)
+    touched = {k: c.touched for c in formed.clusters for k in c.members}
+    new = {k for summary in (summed.summaries if summed is not None else ()) for k in summary.source_keys}
+    kept = {k for k, meta in scanned.prior.meta.items() if meta.consolidated_into and not touched.get(k, True)}
+    return frozenset(new | kept)

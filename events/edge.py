@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from enum import StrEnum
 
@@ -90,3 +90,9 @@ def merge_edge(local: Edge, remote: Edge) -> Edge:
 def note_schema_version(edges: Iterable[Edge]) -> int:
     """The schema version a note holding `edges` is written with (see EDGE_SCHEMA_VERSION)."""
     return EDGE_SCHEMA_VERSION if any(e.is_link for e in edges) else LINKLESS_SCHEMA_VERSION
+
+
+def replaced_in_part(edges: Iterable[Edge], withdrawn: Collection[str] = ()) -> frozenset[str]:
+    """Keys of the memories a newer one replaces in part (a partial supersession in force, not withdrawn)."""
+    return frozenset(e.target_key for e in edges if e.edge_type is EdgeType.SUPERSEDES and e.partial and e.in_force
+                     and e.id not in withdrawn)

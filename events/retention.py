@@ -34,7 +34,8 @@ class RetentionPolicy(BaseModel):
 
     score = (w_r * recency + w_a * activation + w_i * importance, clamped to
     [0, 1]) * quality, then multiplied by `superseded_factor` for superseded
-    memories. Quality (events/quality.py) multiplies the whole score rather
+    memories (`partial_superseded_factor` for memories replaced in part); a member of a summary ages
+    faster (`summarized_half_life_factor` times the half-life). Quality (events/quality.py) multiplies the whole score rather
     than importance alone: only then is a cut, auto-captured fragment
     (quality <= 0.85 * 0.35 ~ 0.30) never HOT, nor above COLD, however fresh
     and used it is, where a multiplier on importance would still let recency
@@ -53,6 +54,10 @@ class RetentionPolicy(BaseModel):
     importance: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_IMPORTANCE))
     default_importance: float = Field(0.5, ge=0, le=1)
     superseded_factor: float = Field(0.2, ge=0, le=1)
+    #: retention of a memory replaced in part only (the rest of it still holds)
+    partial_superseded_factor: float = Field(0.7, ge=0, le=1)
+    #: a member of a summary ages this much faster (its half-life times this): the summary carries it
+    summarized_half_life_factor: float = Field(0.5, gt=0, le=1)
     hot_threshold: float = 0.6
     warm_threshold: float = 0.3
     cold_threshold: float = 0.1
@@ -98,11 +103,14 @@ def factors(
     superseded: bool,
     now: datetime,
     quality: float = 1.0,
+    partially_superseded: bool = False,
+    summarized: bool = False,
 ) -> tuple[float, float, float, float]:
     """(score, recency, activation, importance), each in [0, 1], for one memory at `now`."""
     anchor = created if last_access is None or last_access < created else last_access
     age_days = (now - anchor).total_seconds() / 86400.0
-    recency = _clamp(0.5 ** (max(0.0, age_days) / policy.half_life_days))
+    half_life = policy.half_life_days * (policy.summarized_half_life_factor if summarized else 1.0)
+    recency = _clamp(0.5 ** (max(0.0, age_days) / half_life))
     activation = _clamp(
         math.log1p(max(0, activation_count)) / math.log1p(policy.activation_saturation)
     )
@@ -114,6 +122,8 @@ def factors(
     ) * _clamp(quality)
     if superseded:
         total = _clamp(total * policy.superseded_factor)
+    elif partially_superseded:
+        total = _clamp(total * policy.partial_superseded_factor)
     return total, recency, activation, importance
 
 
@@ -127,11 +137,14 @@ def score(
     superseded: bool,
     now: datetime,
     quality: float = 1.0,
+    partially_superseded: bool = False,
+    summarized: bool = False,
 ) -> RetentionScore:
     """Retention in [0, 1] for one memory at `now` (aware datetimes), with its factors."""
     total, recency, activation, importance = factors(
         policy, namespace=namespace, created=created, last_access=last_access,
         activation_count=activation_count, superseded=superseded, now=now, quality=quality,
+        partially_superseded=partially_superseded, summarized=summarized,
     )
     return RetentionScore(
         score=total, recency=recency, activation=activation, importance=importance, superseded=superseded,
@@ -148,11 +161,16 @@ def scores(
     superseded: NDArray[np.bool_],
     now: datetime,
     quality: NDArray[np.float64] | None = None,
+    partially_superseded: NDArray[np.bool_] | None = None,
+    summarized: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float64]:
     """`factors(...)[0]` for many memories at once; `anchors` are POSIX seconds of the later of
     creation and last access. Same formula, vectorised for runs over 100k memories."""
     age_days = np.maximum(0.0, (now.timestamp() - anchors) / 86400.0)
-    recency = np.clip(0.5 ** (age_days / policy.half_life_days), 0.0, 1.0)
+    half_life = np.full(len(anchors), policy.half_life_days, dtype=np.float64)
+    if summarized is not None:
+        half_life = np.where(summarized, half_life * policy.summarized_half_life_factor, half_life)
+    recency = np.clip(0.5 ** (age_days / half_life), 0.0, 1.0)
     activation = np.clip(
         np.log1p(np.maximum(0.0, activation_counts)) / math.log1p(policy.activation_saturation), 0.0, 1.0
     )
@@ -164,6 +182,9 @@ def scores(
     )
     if quality is not None:
         total = total * np.clip(np.nan_to_num(quality, nan=0.0), 0.0, 1.0)
+    if partially_superseded is not None:
+        total = np.where(partially_superseded & ~superseded,
+                         np.clip(total * policy.partial_superseded_factor, 0.0, 1.0), total)
     total = np.where(superseded, np.clip(total * policy.superseded_factor, 0.0, 1.0), total)
     return np.nan_to_num(total, nan=0.0)
 

@@ -23,6 +23,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     from memactors.adapters.claude.activation_log import ActivationLog
     from memactors.adapters.reading.traits_cache import TraitsCache
     from memactors.adapters.runtime.clock import SystemClock
+    from memactors.events.edge import replaced_in_part
     from memactors.events.quality import quality_score
     from memactors.events.retention import fold_uses, reference_time, score, tier_for
     from memactors.events.tier import TIER_ORDER
@@ -46,6 +47,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     order = {tier.value: i for i, tier in enumerate(TIER_ORDER)}
     moves: list[dict[str, Any]] = []
     below: list[dict[str, Any]] = []
+    partial = replaced_in_part(state.edges.values())
     for memory in memories:
         meta = state.meta.get(memory.key)
         if meta is None:
@@ -53,7 +55,8 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
         last, count = fold_uses(meta, pending.get(memory.key, ()))
         retention = score(policy, namespace=memory.namespace, created=memory.timestamp, last_access=last,
                           activation_count=count, superseded=meta.superseded_by is not None, now=at,
-                          quality=quality_score(policy.quality, traits[memory.key]))
+                          quality=quality_score(policy.quality, traits[memory.key]),
+                          partially_superseded=memory.key in partial, summarized=meta.consolidated_into is not None)
         tier = tier_for(policy, retention.score).value
         row = {"id": memory.id, "namespace": memory.namespace, "summary": memory.summary,
                "timestamp": memory.timestamp.isoformat(), "tier": meta.tier.value, "becomes": tier,

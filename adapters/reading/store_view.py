@@ -10,6 +10,7 @@ from datetime import datetime
 from memactors.actors.ports import ScanOutcome
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.reading.traits_cache import TraitsCache
+from memactors.events.edge import replaced_in_part
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.quality import Quality, with_score
@@ -61,6 +62,7 @@ def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> Sto
     cache = TraitsCache(store.git.common_dir / "memactors")
     traits = cache.traits(scan.memories)
     cache.save()
+    partial = replaced_in_part(state.edges.values())
     views = []
     for memory in scan.memories:
         meta = state.meta.get(memory.key)
@@ -79,6 +81,8 @@ def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> Sto
                     superseded=bool(meta and meta.superseded_by),
                     now=now,
                     quality=quality.score,
+                    partially_superseded=memory.key in partial,
+                    summarized=bool(meta and meta.consolidated_into),
                 ),
             )
         )

@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     retention_weight_importance: float = Field(0.4, ge=0)
     retention_activation_saturation: int = Field(20, ge=1)
     retention_superseded_factor: float = Field(0.2, ge=0, le=1)
+    retention_partial_superseded_factor: float = Field(0.7, ge=0, le=1)
+    retention_summarized_half_life_factor: float = Field(0.5, gt=0, le=1)
     tier_hot_threshold: float = Field(0.6, ge=0, le=1)
     tier_warm_threshold: float = Field(0.3, ge=0, le=1)
     tier_cold_threshold: float = Field(0.1, ge=0, le=1)
@@ -78,6 +80,8 @@ class Settings(BaseSettings):
             importance={**DEFAULT_IMPORTANCE, **self.importance},
             default_importance=self.default_importance,
             superseded_factor=self.retention_superseded_factor,
+            partial_superseded_factor=self.retention_partial_superseded_factor,
+            summarized_half_life_factor=self.retention_summarized_half_life_factor,
             hot_threshold=self.tier_hot_threshold,
             warm_threshold=self.tier_warm_threshold,
             cold_threshold=self.tier_cold_threshold,

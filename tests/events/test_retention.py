@@ -105,3 +105,43 @@ def test_the_vectorised_scores_equal_the_scalar_formula(rows) -> None:
     scalar = [factors(POLICY, namespace=ns, created=when, last_access=None, activation_count=n, superseded=sup,
                       now=NOW)[0] for ns, when, n, sup in rows]
     assert np.allclose(vector, scalar, atol=1e-9)
+
+
+def test_a_partial_supersession_keeps_seven_tenths_and_a_full_one_wins_over_it() -> None:
+    kwargs = dict(namespace="decisions", created=NOW, last_access=None, activation_count=20, now=NOW)
+    whole = score(POLICY, superseded=False, **kwargs)
+    partial = score(POLICY, superseded=False, partially_superseded=True, **kwargs)
+    both = score(POLICY, superseded=True, partially_superseded=True, **kwargs)
+    assert abs(partial.score - 0.7 * whole.score) < 1e-9
+    assert abs(both.score - 0.2 * whole.score) < 1e-9
+
+
+def test_a_summarized_member_ages_at_twice_the_rate() -> None:
+    created = NOW - timedelta(days=30)
+    standing = score(POLICY, namespace="x", created=created, last_access=None, activation_count=0,
+                     superseded=False, now=NOW)
+    member = score(POLICY, namespace="x", created=created, last_access=None, activation_count=0,
+                   superseded=False, now=NOW, summarized=True)
+    assert abs(standing.recency - 0.5) < 1e-9 and abs(member.recency - 0.25) < 1e-9
+    assert member.score < standing.score
+
+
+@given(
+    rows=st.lists(
+        st.tuples(moments, st.booleans(), st.booleans(), st.booleans()), min_size=1, max_size=30,
+    )
+)
+def test_the_vectorised_scores_follow_partial_and_summarized_as_the_scalar_does(rows) -> None:
+    import numpy as np
+
+    from memactors.events.retention import factors, scores
+
+    vector = scores(
+        POLICY, namespaces=["decisions"] * len(rows), anchors=np.array([r[0].timestamp() for r in rows]),
+        activation_counts=np.zeros(len(rows)), superseded=np.array([r[1] for r in rows]), now=NOW,
+        partially_superseded=np.array([r[2] for r in rows]), summarized=np.array([r[3] for r in rows]),
+    )
+    scalar = [factors(POLICY, namespace="decisions", created=when, last_access=None, activation_count=0,
+                      superseded=sup, now=NOW, partially_superseded=part, summarized=summ)[0]
+              for when, sup, part, summ in rows]
+    assert np.allclose(vector, scalar, atol=1e-9)
