@@ -69,7 +69,8 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
                      "copy_of": view.by_key[copy_of[m.key]].memory.id if m.key in copy_of
                      and copy_of[m.key] in view.by_key else None,
                      "superseded_by": replacer.memory.id if replacer else None,
-                     "superseded_by_title": label(view, replaced_by) if replaced_by else None})
+                     "superseded_by_title": (replacer.quality.title or replacer.memory.summary) if replacer
+                     else (label(view, replaced_by) if replaced_by else None)})
     doc = {"total": total, "page": page, "pages": pages, "per_page": per_page, "namespaces": namespaces,
            "filters": {"q": query, "namespace": namespace, "tier": tier, "min_quality": min_quality,
                        "copies": copies},
