@@ -7,6 +7,7 @@ adapters/git/note_format.py parses whole notes (with PyYAML for the rest of YAML
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,18 +45,35 @@ def _find_blocks(lines: list[str]) -> list[_Block]:
     After the first entry, a start must follow a blank line (the append
     separator), so `---` rules and fenced YAML inside bodies stay body.
     """
-    blocks: list[_Block] = []
-    i, n = 0, len(lines)
-    while i < n:
-        if _is_delimiter(lines[i]) and (not blocks or (i > 0 and not lines[i - 1].strip())):
-            limit = min(n, i + 1 + MAX_FRONT_MATTER_LINES)
-            close = next((k for k in range(i + 1, limit) if _is_delimiter(lines[k])), None)
-            if close is not None and _looks_like_front_matter(lines[i + 1 : close]):
-                blocks.append(_Block(i, close))
-                i = close + 1
-                continue
-        i += 1
-    return blocks
+    return list(iter_blocks(lines))
+
+
+def iter_blocks(lines: list[str], delimiters: list[int] | None = None) -> Iterator[_Block]:
+    """`_find_blocks` one entry at a time (a reader wanting the third entry stops there); `delimiters`: the
+    numbers of the `---` lines, when the caller found them already (`delimiter_lines`)."""
+    if delimiters is None:
+        delimiters = [i for i, line in enumerate(lines) if line[:3] == "---" and line.rstrip() == "---"]
+    after, found = 0, False  # where the next entry may start: past the last front matter found
+    for at, i in enumerate(delimiters):
+        if i < after or (found and (i == 0 or lines[i - 1].strip())):
+            continue
+        close = delimiters[at + 1] if at + 1 < len(delimiters) else None
+        if close is not None and close <= i + MAX_FRONT_MATTER_LINES and _looks_like_front_matter(lines[i + 1 : close]):
+            yield _Block(i, close)
+            after, found = close + 1, True
+
+
+_DELIMITER = re.compile(r"^---[^\S\n]*$", re.MULTILINE)
+
+
+def delimiter_lines(text: str) -> list[int]:
+    """The numbers of `text`'s `---` lines (split at newlines, trailing whitespace allowed), by one regex."""
+    found, line, pos = [], 0, 0
+    for match in _DELIMITER.finditer(text):
+        line += text.count("\n", pos, match.start())
+        pos = match.start()
+        found.append(line)
+    return found
 
 
 def _plain_scalar(raw: str) -> str | None:

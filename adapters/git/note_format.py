@@ -11,6 +11,7 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from itertools import islice
 from typing import Any
 
 import yaml
@@ -23,6 +24,8 @@ from memactors.adapters.git.note_blocks import (  # noqa: F401 - notes_merge and
     _is_delimiter,
     _looks_like_front_matter,
     _plain_scalar,
+    delimiter_lines,
+    iter_blocks,
 )
 from memactors.events.memory import Memory, memory_key
 
@@ -225,6 +228,18 @@ def parse_note(namespace: str, commit: str, data: bytes) -> NoteParse:
             )
         )
     return result
+
+
+def entry_body(data: bytes, index: int) -> str | None:
+    """The body of a note's `index`-th entry (a memory ID's last part) as `parse_note` reads it, its front
+    matter and the entries after it left unread: for reading one memory's body fast. None when there is none."""
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    blocks = list(islice(iter_blocks(lines, delimiter_lines(text)), index + 2))
+    if index >= len(blocks):
+        return None
+    end = blocks[index + 1].start if index + 1 < len(blocks) else len(lines)
+    return "\n".join(lines[blocks[index].close + 1 : end]).strip("\n").rstrip()[:MAX_BODY_CHARS]
 
 
 # --- writing, exactly as git-notes-memory 0.12 does ---------------------------------

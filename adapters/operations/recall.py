@@ -66,10 +66,12 @@ def _mode_tiers(mode: str) -> list[str]:
 
 def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
            namespaces: Sequence[str] | None = None, reason: bool = False, track: bool = True,
-           embedder: Any = None, notes: list[str] | None = None) -> Outcome:
+           embedder: Any = None, notes: list[str] | None = None, passages: bool = True) -> Outcome:
     """The best `limit` memories and summaries for `query`, or (for a date question, or `reason`) the dated
-    answer. `embedder`: a model already loaded (a warm server's); else the local model is loaded for this one
-    query. Notes for the person asking (stale index, uses not recorded) are appended to `notes`."""
+    answer, or `{"nothing_relevant": true, ...}` when no memory holds enough of the question. `embedder`: a
+    model already loaded (a warm server's); else the local model is loaded for this one query. Notes for the
+    person asking (stale index, uses not recorded) are appended to `notes`. `passages`: each memory's excerpt is
+    the passage of its body that answers (its note read); else the stored start of its body."""
     from memactors.adapters.cli.text_input import Cleaned, clean_line
     from memactors.adapters.reading.read_cache import ReadModelMissing
     from memactors.adapters.reading.recall import MAX_QUERY_CHARS
@@ -107,7 +109,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
 
     reason = reason or is_temporal_question(query)
     mode = mode or ("exhaustive" if reason else None)
-    from memactors.adapters.reading.recall import search, semantic
+    from memactors.adapters.reading.recall import nothing_relevant, search, semantic
 
     if index.model_id is None:
         embedder = None
@@ -123,8 +125,14 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         notes.append("matching words only (the index has no vectors for this embedding model)")
     if reason:
         return _reason(query, store, settings, hits, index, track, notes)
-    _track(track, store, (h.entry.key for h in hits if h.entry.kind.value == "memory"), notes)
     searched = f"{mode}: {', '.join(_mode_tiers(mode))}" if mode else "hot and warm first"
+    if nothing_relevant(hits):
+        return _nothing_relevant(query, hits, mode)
+    _track(track, store, (h.entry.key for h in hits if h.entry.kind.value == "memory"), notes)
+    if passages:
+        from memactors.adapters.reading.passages import with_passages
+
+        hits = with_passages(store, hits, query)
     lines = [f"{len(hits)} results for {query!r} ({searched})"]
     widened = sum(h.widened for h in hits)
     for h in hits:
@@ -143,9 +151,22 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     if widened:
         lines.append(f"  + {widened} widened: from cold or archived memories, as hot and warm held too few "
                      "relevant results (--mode standard searches only those)")
-    if not hits:
-        lines.append("  nothing relevant" + ("; try --mode exhaustive" if mode and mode != "exhaustive" else ""))
     return Outcome([h.as_json() for h in hits], "\n".join(lines))
+
+
+def _nothing_relevant(query: str, hits, mode: str | None) -> Outcome:
+    """The answer when no result holds enough of the question (or there is none): said so, with a hint, and
+    the JSON `{"nothing_relevant": true, "query", "results": [], "hint"}`; nothing is recorded as used."""
+    if mode and mode != "exhaustive":
+        hint = f"only {' and '.join(_mode_tiers(mode))} memories were searched (--mode {mode}): try --mode exhaustive"
+    elif hits:
+        closest = hits[0].entry
+        hint = (f"the closest, \"{(closest.title or closest.summary)[:60]}\", shares too little of its meaning "
+                "and words: the store may not hold it; ask with the project's own words")
+    else:
+        hint = "no memory matches its meaning or words: the store may not hold it"
+    return Outcome({"nothing_relevant": True, "query": query, "results": [], "hint": hint},
+                   f"nothing relevant to {query!r}; {hint}")
 
 
 def _track(track: bool, store, keys, notes: list[str]) -> None:

@@ -44,8 +44,11 @@ def timeline(repo: Path, *, query: str = "", namespace: str = "", tier: str = ""
     if query.strip():
         from memactors.adapters.operations.recall import recall
 
-        hits = recall(repo, query, mode="exhaustive", limit=SEARCHED, track=False, embedder=embedder).document
-        order = {h["id"]: rank for rank, h in enumerate(hits or []) if h.get("kind") == "memory"}
+        found = recall(repo, query, mode="exhaustive", limit=SEARCHED, track=False, embedder=embedder,
+                       passages=False).document
+        # a list of results; or {"nothing_relevant": true, "results": []}; or a date question's dated answer
+        hits = found if isinstance(found, list) else found.get("results") or []
+        order = {h["id"]: rank for rank, h in enumerate(hits) if h.get("kind") == "memory"}
         words = _words(query)
         for v in sorted((v for v in items if v.memory.id not in order), key=lambda v: -_held(words, v)):
             if _held(words, v) >= 0.5:  # at least half the query's words, in its title, summary, body or tags

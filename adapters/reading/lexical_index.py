@@ -45,15 +45,16 @@ class LexicalMatch:
     nothing about which memory answers). `bm25`: (rowid, score, higher is
     better) of the best rows for any of the words, best first. `known` and
     `unknown`: the IDF weight of the words some row holds, and of those none
-    holds (for a share over every word). A plain class: the hooks import this
-    module and `dataclasses` costs them milliseconds.
+    holds (for a share over every word); `rows`: how many rows the index
+    holds. A plain class: the hooks import this module and `dataclasses`
+    costs them milliseconds.
     """
 
-    __slots__ = ("share", "bm25", "known", "unknown")
+    __slots__ = ("share", "bm25", "known", "unknown", "rows")
 
     def __init__(self, share: dict[int, float], bm25: list[tuple[int, float]], known: float = 0.0,
-                 unknown: float = 0.0) -> None:
-        self.share, self.bm25, self.known, self.unknown = share, bm25, known, unknown
+                 unknown: float = 0.0, rows: int = 0) -> None:
+        self.share, self.bm25, self.known, self.unknown, self.rows = share, bm25, known, unknown, rows
 
     def coverage(self, row: int, unknown_weight: float = 1.0) -> float:
         """The IDF-weighted share of all the question's words `row` holds, words no row holds counted at
@@ -155,4 +156,4 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> Lexical
         for row in holding[word]:
             share[row] = share.get(row, 0.0) + weight / known
     return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best], known=known,
-                        unknown=sum(weight for w, weight in idf.items() if not holding[w]))
+                        unknown=sum(weight for w, weight in idf.items() if not holding[w]), rows=total)

@@ -10,6 +10,14 @@ match) and multiplies by retention, quality and standing:
 · (0.85 if replaced)`, so a fragment or a replaced statement comes after a
 memory that answers as well. Relevance alone decides what is noise
 (MIN_RELEVANCE) and what answers well enough not to widen (RELEVANCE_BAR).
+Whether anything is relevant at all is judged on each result's *evidence*:
+its relevance with every word of the question counted, a word no memory
+holds included (at its IDF, the highest there is, times the store's size
+over ABSENCE_FULL_AT, at most 1) — for ranking such a word says nothing, as
+every entry lacks it, but a store of hundreds of memories that never uses
+"Kafka" says it does not hold the topic, where six memories lacking "now"
+say nothing. When no result listed reaches EVIDENCE_BAR, `nothing_relevant`
+is true and recall answers so instead of listing them.
 Summaries rank alongside memories. Copies of one capture (identical, or cut
 differently) are one result: the group's most complete copy, ranked by its
 best-matching copy, with the copies' date range; memories with the same title
@@ -22,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -52,6 +60,14 @@ MIN_RELEVANCE = 0.3
 #: A first-tier result at or above this relevance answers the question well enough that colder tiers
 #: are not searched; chosen from bench/labels/recall_questions.json (README, "Recall").
 RELEVANCE_BAR = 0.45
+#: The evidence (relevance with every question word counted) one listed result must reach for the answer to be
+#: more than "nothing relevant": no tuning question of bench/labels/real_store_questions.json or
+#: recall_questions.json with its answer in the top 5 falls below it (README, "Recall").
+EVIDENCE_BAR = 0.33
+#: Without vectors: the IDF-weighted share of all the question's words one listed result must hold.
+LEXICAL_EVIDENCE_BAR = 0.25
+#: From this many indexed entries on, a question word no entry holds counts fully against every entry.
+ABSENCE_FULL_AT = 500
 #: Below this quality a cold or archived memory is raw material: widening does not list it.
 WIDEN_MIN_QUALITY = 0.2
 #: Weight of BM25 (scaled to the best match's) beside the dense relevance in the ranking.
@@ -87,6 +103,7 @@ class RecallHit:
     relevance: float
     score: float
     widened: bool = False
+    evident: bool = True  # its evidence reaches the bar: the question is not one the store cannot answer
 
     def as_json(self) -> dict[str, Any]:
         e = self.entry
@@ -121,36 +138,50 @@ def _lexical(query_terms: frozenset[str], entries: Sequence[IndexedEntry]) -> np
     return np.asarray(shares, dtype=np.float32)
 
 
+def nothing_relevant(hits: Sequence[RecallHit]) -> bool:
+    """True when no hit holds enough of the question's meaning and words to answer it (see the module)."""
+    return not any(h.evident for h in hits)
+
+
 @dataclass(frozen=True)
 class _Scored:
-    """Every candidate entry's position in the index, absolute relevance and ranking score."""
+    """Every candidate entry's position in the index, absolute relevance, ranking score, and whether its
+    evidence reaches the bar."""
 
     rows: list[int]
     relevance: np.ndarray
     score: np.ndarray
     floor: float
+    evident: np.ndarray
 
 
 def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None) -> _Scored:
     found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
         share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
+        coverage = share  # every word of the query counted already
     else:
         share = np.zeros(len(rows), dtype=np.float32)
         if found.share:
             keys = np.fromiter(found.share.keys(), dtype=np.intp, count=len(found.share))
             at, ok = _positions(rows, keys)
             share[at[ok]] = np.fromiter(found.share.values(), dtype=np.float32, count=len(found.share))[ok]
+        # the same share over every word of the query, those no entry holds included (the more, the larger the store)
+        whole = found.known + min(1.0, found.rows / ABSENCE_FULL_AT) * found.unknown
+        coverage = share * np.float32(found.known / whole if whole else 0.0)
         if index.lexical_rows is not None:  # memories new since the run: not in its lexical index, matched by words
             late = np.flatnonzero(rows >= index.lexical_rows)
             if len(late):
-                share[late] = _lexical(frozenset(terms(query)), [index.entries[int(rows[i])] for i in late])
+                share[late] = coverage[late] = _lexical(frozenset(terms(query)),
+                                                        [index.entries[int(rows[i])] for i in late])
     if semantic(index, embedder):
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
         relevance, floor = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share, MIN_RELEVANCE
+        evident = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * coverage >= EVIDENCE_BAR
     else:
         relevance, floor = share, 1e-9
+        evident = coverage >= LEXICAL_EVIDENCE_BAR
     ranking = relevance.copy()
     if found is not None and found.bm25 and found.bm25[0][1] > 0:
         best = found.bm25[0][1]
@@ -163,7 +194,7 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     standing = np.where(columns.superseded[rows], replaced, 1.0)
     score = (ranking * (0.8 + 0.2 * columns.score[rows]) * (1 - QUALITY_WEIGHT * (1 - columns.quality[rows]))
              * standing)
-    return _Scored(rows.tolist(), relevance, score, floor)
+    return _Scored(rows.tolist(), relevance, score, floor, evident)
 
 
 def _positions(rows: NDArray[np.intp], wanted: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
@@ -215,7 +246,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         if mode != "exhaustive" and not head.readable and chatter(head.title or head.summary) is not None:
             continue  # narration, a lead-in, a bare heading: nothing to read (`--mode exhaustive` lists them)
         hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
-                        mode is None and head.tier not in FIRST_TIERS)
+                        mode is None and head.tier not in FIRST_TIERS, bool(scored.evident[j]))
         # a copy of a capture already listed, or the same statement captured another way (same title)
         title = f"title:{_title_key(head)}"
         if head.key in listed or title in listed:
@@ -223,8 +254,10 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
             assert at is not None
             if head.kind is EntryKind.SUMMARY and hits[at].entry.kind is EntryKind.MEMORY:
                 # a summary led by a statement already listed takes its place: the same line, with its cluster's facts
-                hits[at] = RecallHit(head, hits[at].relevance, hits[at].score, hits[at].widened)
+                hits[at] = RecallHit(head, hits[at].relevance, hits[at].score, hits[at].widened, hits[at].evident)
                 listed[head.key] = at
+            if hit.evident and not hits[at].evident:  # the line stands for this copy too
+                hits[at] = replace(hits[at], evident=True)
             continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
@@ -245,7 +278,7 @@ def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: 
                       None)
             if at is None:
                 out.insert(i, RecallHit(current, out[i].relevance, out[i].score,
-                                        mode is None and current.tier not in FIRST_TIERS))
+                                        mode is None and current.tier not in FIRST_TIERS, out[i].evident))
                 i += 1
             elif at > i:
                 out.insert(i, out.pop(at))

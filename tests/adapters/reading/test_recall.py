@@ -130,9 +130,44 @@ def test_before_any_consolidation_recall_finds_what_was_captured_and_says_no_run
     assert hit["summary"] == "Use SQLite for storage" and hit["new_since_last_run"] and hit["tier"] is None
 
 
-def test_an_empty_consolidated_store_answers_with_no_results(repo: Repo) -> None:
+def test_an_empty_consolidated_store_answers_nothing_relevant(repo: Repo) -> None:
     consolidate(repo)
-    assert recall(repo, "anything at all") == []
+    answer = recall(repo, "anything at all")
+    assert answer["nothing_relevant"] is True and answer["results"] == [] and answer["query"] == "anything at all"
+
+
+def test_a_question_the_store_does_not_hold_answers_nothing_relevant_and_says_so(tmp_path, git_env) -> None:
+    demo = tmp_path / "demo"
+    assert run_cli("demo", str(demo)).returncode == 0
+    question = "how do we run the tests"  # milestones say "tests green": the word, not the answer
+    answer = json.loads(run_cli("recall", question, "--json", "--repo", str(demo)).stdout)
+    assert answer["nothing_relevant"] is True and answer["results"] == [] and answer["query"] == question
+    assert ActivationLog(demo / ".git").read() == {}  # nothing shown, nothing used
+    text = run_cli("recall", question, "--no-track", "--repo", str(demo))
+    assert text.returncode == 0 and text.stdout.count("\n") == 1
+    assert text.stdout.startswith(f"nothing relevant to {question!r}; the closest, ")
+    assert "ask with the project's own words" in text.stdout
+    hits = json.loads(run_cli("recall", "which CI runner do we use", "--json", "--no-track", "--repo",
+                              str(demo)).stdout)
+    assert hits[0]["title"] == "Use GitHub Actions for the CI runner"
+
+
+def test_each_excerpt_is_the_passage_that_answers_marked_where_it_was_cut(repo: Repo) -> None:
+    now = datetime.now(timezone.utc)
+    filler = ("We went through the incident timeline with the payments team and wrote down what each of us saw "
+              "while the provider was degraded. ")
+    body = (filler * 3 + "\n\nRetry schedule for failed payment webhooks:\n- first retry after 30 seconds\n"
+            "- then 2 minutes, 10 minutes and 1 hour\n- give up after 5 attempts and page the on-call\n\n"
+            "```python\nBACKOFF_SECONDS = [30, 120, 600, 3600]\n```\n\n" + filler * 3)
+    repo.capture("decisions", "Retry failed payment webhooks with backoff", body, when=now - timedelta(days=1))
+    for i, text in enumerate(["Use SQLite for storage", "Release on Tuesdays", "Lint with ruff"]):
+        repo.capture("decisions", text, when=now - timedelta(days=i + 2))
+    consolidate(repo)
+    hits = recall(repo, "after how many attempts do payment webhook retries give up?")
+    hit = next(h for h in hits if h["title"] == "Retry failed payment webhooks with backoff")
+    assert "- give up after 5 attempts and page the on-call\n" in hit["excerpt"]  # the list, line by line
+    assert "BACKOFF_SECONDS = [30, 120, 600, 3600]" in hit["excerpt"]
+    assert hit["excerpt"].startswith("…") and hit["excerpt"].endswith("…")
 
 
 def test_a_memory_captured_after_the_last_run_is_found_at_once_marked_new(replaced: Repo) -> None:
@@ -285,7 +320,8 @@ def test_with_no_mode_a_cold_memory_that_answers_fills_the_list_marked_widened(d
 
 
 def test_an_explicit_mode_searches_exactly_its_tiers_and_widens_nothing(dormant_answer: Repo) -> None:
-    hits = recall(dormant_answer, "is sync with the remote implemented yet?", "--mode", "standard")
+    answer = recall(dormant_answer, "is sync with the remote implemented yet?", "--mode", "standard")
+    hits = answer if isinstance(answer, list) else answer["results"]  # hot and warm may hold nothing relevant
     assert not any(hit["summary"].startswith("Implemented memory sync") for hit in hits)
     assert all(hit["tier"] in ("hot", "warm") and hit["widened"] is False for hit in hits)
 
@@ -410,3 +446,18 @@ def test_widening_lists_memories_worth_reading_never_transcript_windows(dormant_
                if h.entry.tier.value in ("cold", "archived") and h.entry.quality < WIDEN_MIN_QUALITY]
     assert widened and windows  # colder tiers were searched, and they hold windows that would rank
     assert all(h.entry.quality >= WIDEN_MIN_QUALITY for h in widened)
+
+
+@pytest.mark.parametrize("vectors", [True, False])
+def test_a_store_of_hundreds_of_memories_that_lacks_a_topic_says_nothing_relevant_with_or_without_vectors(
+        dormant_store, vectors: bool) -> None:
+    from memactors.adapters.models.embeddings import embedder_from_env
+    from memactors.adapters.reading.read_cache import ReadCache
+    from memactors.adapters.reading.recall import nothing_relevant, search
+
+    index = ReadCache(dormant_store.store.path / ".git").load()
+    embedder = embedder_from_env() if vectors else None
+    for absent in ("How do we deploy the web frontend to Vercel?",
+                   "Which Android SDK version does the mobile app target?"):
+        assert nothing_relevant(search(index, absent, embedder=embedder)), absent
+    assert not nothing_relevant(search(index, "why did we pick sqlite-vec over LanceDB or Chroma?", embedder=embedder))
