@@ -20,7 +20,7 @@ from memactors.events.pipeline import (
 )
 from memactors.events.quality import quality_score
 from memactors.events.retention import RetentionPolicy, fold_uses, reference_time, scores, tier_for
-from memactors.events.tier import TIER_ORDER
+from memactors.events.tier import TIER_ORDER, Tier
 from memactors.events.verdict import Relation
 
 
@@ -88,7 +88,7 @@ class Tierer(JoiningActor):
         for memory, prior, replaced, (last_access, activation_count), value in zip(
             memories, priors, superseded_by, uses, values.tolist()
         ):
-            tier = tier_for(policy, value)
+            tier = _as_the_user_said(prior, tier_for(policy, value))
             counts[tier] += 1
             if prior is None:
                 moves[f"new->{tier}"] += 1
@@ -112,6 +112,8 @@ class Tierer(JoiningActor):
                     consolidated_into=prior.consolidated_into if prior else None,
                     cluster_id=prior.cluster_id if prior else None,
                     tier=tier,
+                    pin=prior.pin if prior else None,
+                    pinned_at=prior.pinned_at if prior else None,
                 )
             )
         return MemoriesTiered(
@@ -144,3 +146,12 @@ def _summarized(scanned: MemoriesScanned, formed: ClustersFormed | None,
     new = {k for summary in (summed.summaries if summed is not None else ()) for k in summary.source_keys}
     kept = {k for k, meta in scanned.prior.meta.items() if meta.consolidated_into and not touched.get(k, True)}
     return frozenset(new | kept)
+
+
+def _as_the_user_said(prior: MemoryMeta | None, tier: Tier) -> Tier:
+    """A pinned memory stays hot and an archived one archived, whatever its retention says."""
+    if prior is not None and prior.pin == "pinned":
+        return Tier.HOT
+    if prior is not None and prior.pin == "archived":
+        return Tier.ARCHIVED
+    return tier

@@ -102,9 +102,27 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
     p.add_argument("--threshold", type=float, metavar="X", help="also list memories whose retention falls below X")
     p.add_argument("--limit", type=int, default=50, metavar="N", help="rows shown per list (default 50)")
 
+    for verb, word, tier in (("pin", "pinned", "hot"), ("archive", "archived", "archived")):
+        p = commands.add_parser(verb, parents=[common, reporting], help=f"keep a memory {tier} whatever its retention",
+                                description=f"Your word on a memory's tier: it stays {tier} through every run "
+                                "(written at once to refs/notes/mem-meta; `sync` carries it to other clones, the "
+                                "latest word winning). --undo takes it back: the next run gives the memory the tier "
+                                "its retention earns. Nothing is deleted or rewritten.",
+                                epilog="Exit codes: 0 done (also when it already was, or was not); 2 unknown memory "
+                                "or one never tiered.")
+        p.add_argument("memory_id", metavar="MEMORY-ID")
+        p.add_argument("--undo", action="store_true", help=f"take back the {verb}")
+        p.set_defaults(pin_word=word)
+
     return {"capture": _cmd_capture, "show": _cmd_show, "status": _cmd_status, "tiers": _cmd_tiers,
             "edges": _cmd_edges, "graph": _cmd_graph, "decay": _cmd_decay, "conflicts": _cmd_conflicts,
-            "resolve": _cmd_resolve, "link": _cmd_link}
+            "resolve": _cmd_resolve, "link": _cmd_link, "pin": _cmd_pin, "archive": _cmd_pin}
+
+
+def _cmd_pin(args: argparse.Namespace) -> int:
+    from memactors.adapters.operations.pins import set_pin
+
+    return report(args, set_pin(args.repo, args.memory_id, args.pin_word, undo=args.undo))
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:

@@ -47,7 +47,9 @@ class _MetaNote(BaseModel):
 
 
 def encode_meta_note(records: Iterable[MemoryMeta]) -> bytes:
-    return _encode_keyed(META_SCHEMA_VERSION, "memories", ((m.key, m.model_dump_json()) for m in records))
+    # the user's pin is written only where there is one: records without it stay byte-identical
+    return _encode_keyed(META_SCHEMA_VERSION, "memories", (
+        (m.key, m.model_dump_json(exclude=None if m.pinned_at else {"pin", "pinned_at"})) for m in records))
 
 
 def decode_meta_note(commit: str, data: bytes) -> list[MemoryMeta]:

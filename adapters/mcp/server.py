@@ -164,6 +164,8 @@ def _recall_envelope(query: str, document: Any, notes: list[str]) -> dict[str, A
     elif isinstance(document, dict) and "results" in document:
         envelope["results"] = [_hit(h) for h in document["results"]]
         envelope["nothing_relevant"] = bool(document.get("nothing_relevant"))
+        if document.get("hint"):
+            envelope["notes"] = [*notes, str(document["hint"])]
     elif isinstance(document, dict):
         keep = ("answer", "confidence", "reasoning", "source_memory_ids")
         envelope["date_answer"] = {**{k: document.get(k) for k in keep},

@@ -48,6 +48,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     moves: list[dict[str, Any]] = []
     below: list[dict[str, Any]] = []
     partial = replaced_in_part(state.edges.values())
+    held: list[dict[str, Any]] = []
     for memory in memories:
         meta = state.meta.get(memory.key)
         if meta is None:
@@ -58,6 +59,9 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
                           quality=quality_score(policy.quality, traits[memory.key]),
                           partially_superseded=memory.key in partial, summarized=meta.consolidated_into is not None)
         tier = tier_for(policy, retention.score).value
+        if meta.pin:  # the user's word holds its tier, whatever its retention does
+            held.append({"id": memory.id, "summary": memory.summary, "pin": meta.pin, "tier": meta.tier.value})
+            continue
         row = {"id": memory.id, "namespace": memory.namespace, "summary": memory.summary,
                "timestamp": memory.timestamp.isoformat(), "tier": meta.tier.value, "becomes": tier,
                "retention": round(retention.score, 4), "recency": round(retention.recency, 3),
@@ -76,7 +80,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
         counts[f"{row['tier']}->{row['becomes']}"] = counts.get(f"{row['tier']}->{row['becomes']}", 0) + 1
     doc = {"clock": policy.recency_clock, "reference_time": now.isoformat(), "at": at.isoformat(), "days": days,
            "move_counts": dict(sorted(counts.items())), "moves": moves, "threshold": threshold,
-           "below_threshold": below if threshold is not None else None}
+           "below_threshold": below if threshold is not None else None, "held": held}
     clock = ("the store's clock (it moves as memories are captured)" if policy.recency_clock == "store"
              else "the wall clock")
     lines = [f"in {days:g} days on {clock}, unused: {len(moves)} "
@@ -98,6 +102,9 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
         lines.append(f"below {threshold:g} by then: {len(below)}")
         lines += [f"  {row['retention']:.2f}  {row['becomes']:<8} {row['id']}  {' '.join(row['summary'].split())[:60]}"
                   for row in below[:limit]]
+    if held:
+        lines.append(f"held where you put them ({len(held)}; `memactors pin|archive --undo ID` releases one):")
+        lines += [f"  {row['pin']:<8} {row['id']}  {' '.join(row['summary'].split())[:60]}" for row in held[:limit]]
     if moves:
         lines.append("a recall of a memory (a use) keeps it warm; `memactors show ID` explains its score")
     return Outcome(doc, "\n".join(lines))

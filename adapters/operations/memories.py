@@ -193,6 +193,9 @@ def show(repo: Path, memory_id: str) -> Outcome:
                      "a run — the daemon's or `memactors consolidate` — applies it)")
     if found.meta and found.meta.consolidated_into:
         lines.append(f"  summarized in summary:{found.meta.consolidated_into}")
+    if found.meta and found.meta.pin:
+        lines.append(f"  {found.meta.pin:<10} by you on {found.meta.pinned_at:%Y-%m-%d}: runs keep its tier "
+                     f"(`memactors {'pin' if found.meta.pin == 'pinned' else 'archive'} --undo ID` releases it)")
     if found.memory.body:
         lines += ["", found.memory.body]
     return Outcome(doc, "\n".join(lines))
