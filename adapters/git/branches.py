@@ -19,6 +19,8 @@ import pygit2
 #: A branch's unmerged commits are read this far back (a branch that diverged further is still listed for
 #: the newest of them).
 MAX_UNMERGED = 2000
+#: HEAD's history is walked this far (a few tens of milliseconds); a commit beyond it is asked of git alone.
+MAX_HEAD_WALK = 100_000
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class BranchMap:
         except pygit2.GitError:
             self._head = None
         self._head_commits: set[str] | None = None
+        self._head_complete = True
         self._unmerged: dict[str, list[str]] | None = None
 
     def _branches(self) -> dict[str, pygit2.Oid]:
@@ -69,12 +72,16 @@ class BranchMap:
         return tips
 
     def _head_line(self) -> set[str]:
-        """Every commit HEAD holds (one walk of its history)."""
+        """The commits HEAD holds (one walk of its history, at most MAX_HEAD_WALK commits)."""
         if self._head_commits is None:
             self._head_commits = set()
             if self._head is not None:
                 walker = self._repo.walk(self._head, pygit2.enums.SortMode.NONE)
-                self._head_commits = {str(commit.id) for commit in walker}
+                for count, commit in enumerate(walker):
+                    if count >= MAX_HEAD_WALK:
+                        self._head_complete = False
+                        break
+                    self._head_commits.add(str(commit.id))
         return self._head_commits
 
     def _unmerged_commits(self) -> dict[str, list[str]]:
@@ -101,7 +108,14 @@ class BranchMap:
         return self._unmerged
 
     def on_head(self, commit: str) -> bool:
-        return commit in self._head_line()
+        if commit in self._head_line():
+            return True
+        if self._head_complete or self._head is None:
+            return False
+        try:  # a history longer than the walk: ask git's ancestry for this one commit
+            return bool(self._repo.descendant_of(self._head, pygit2.Oid(hex=commit)))
+        except (ValueError, KeyError, pygit2.GitError):
+            return False
 
     def placement(self, commit: str) -> Placement:
         if self.on_head(commit):

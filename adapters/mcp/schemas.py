@@ -43,6 +43,8 @@ class Hit(Answer):
     superseded_by: str | None = Field(None, description="Set when it was replaced: do not act on it.")
     superseded_by_summary: str | None = Field(None, description="What replaced it, in a line.")
     new_since_last_run: bool = Field(False, description="Captured after the last consolidation run (no tier yet).")
+    branch: str | None = Field(None, description="Set when its commit is not in HEAD's history: the branches that "
+                                                 "hold it (it may be unmerged work, or merged by squashing).")
     copies: int | None = Field(None, description="How many times the same capture is stored.")
     first_seen: str | None = None
     last_seen: str | None = None

@@ -181,7 +181,7 @@ def _recall_envelope(query: str, document: Any, notes: list[str]) -> dict[str, A
 def _hit(hit: dict[str, Any]) -> dict[str, Any]:
     keep = ("id", "kind", "namespace", "tier", "title", "timestamp", "superseded_by", "superseded_by_summary",
             "copies", "first_seen", "last_seen", "key_facts", "superseded_facts", "excerpt", "relevance",
-            "new_since_last_run")
+            "new_since_last_run", "branch")
     return {k: hit[k] for k in keep if hit.get(k) not in (None, [], "")}
 
 

@@ -135,6 +135,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         hits = with_passages(store, hits, query)
     lines = [f"{len(hits)} results for {query!r} ({searched})"]
     widened = sum(h.widened for h in hits)
+    branches = _branch_labels(store, hits)
     for h in hits:
         e = h.entry
         mark = "+" if h.widened else " "
@@ -142,7 +143,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         lines.append(f"  {h.score:.2f} {mark}[{tier}] {e.namespace:<13} {(e.title or e.summary)[:100]}")
         when = (f"{e.first_seen:%Y-%m-%d} .. {e.last_seen:%Y-%m-%d}, {e.copies} copies"
                 if e.copies > 1 and e.first_seen and e.last_seen else f"{e.timestamp:%Y-%m-%d}")
-        lines.append(f"        {e.id}  {when}")
+        lines.append(f"        {e.id}  {when}" + (f"  ({branches[e.id]})" if branches.get(e.id) else ""))
         if e.superseded_by:
             lines.append(f"        superseded by {e.superseded_by}" +
                          (f" \"{e.superseded_by_text[:70]}\"" if e.superseded_by_text else ""))
@@ -151,7 +152,22 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     if widened:
         lines.append(f"  + {widened} widened: from cold or archived memories, as hot and warm held too few "
                      "relevant results (--mode standard searches only those)")
-    return Outcome([h.as_json() for h in hits], "\n".join(lines))
+    return Outcome([{**h.as_json(), **({"branch": branches[h.entry.id]} if branches.get(h.entry.id) else {})}
+                    for h in hits], "\n".join(lines))
+
+
+def _branch_labels(store, hits) -> dict[str, str]:
+    """Each memory result made on a commit HEAD's history does not hold, with where it stands ("from feature/x,
+    not in HEAD's history"); the others are on HEAD's line."""
+    from memactors.adapters.git.branches import BranchMap
+
+    branches = BranchMap(store.git.repo)
+    labels = {}
+    for h in hits:
+        parts = h.entry.id.split(":")
+        if h.entry.kind.value == "memory" and len(parts) == 3 and (label := branches.placement(parts[1]).label()):
+            labels[h.entry.id] = label
+    return labels
 
 
 def _nothing_relevant(query: str, hits, mode: str | None) -> Outcome:

@@ -66,3 +66,15 @@ def test_the_session_block_labels_a_memory_from_an_unmerged_branch(repo: Repo) -
     assert "from" not in next(line for line in block.splitlines() if "Use trio for the actors" in line)
     rust = [line for line in block.splitlines() if "rust parser" in line]
     assert all("from a deleted branch" in line for line in rust)
+
+
+def test_recall_names_the_branch_of_a_result_not_in_heads_history(repo: Repo) -> None:
+    _branchy(repo)
+    assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    found = json.loads(run_cli("recall", "bloom filter for lookups", "--json", "--repo", str(repo.path)).stdout)
+    bloom = next(r for r in found if "bloom filter" in r["title"])
+    assert bloom["branch"] == "from feature/x, not in HEAD's history"
+    trio_hits = json.loads(run_cli("recall", "trio actors", "--json", "--repo", str(repo.path)).stdout)
+    assert "branch" not in next(r for r in trio_hits if "trio" in r["title"])
+    text = run_cli("recall", "bloom filter for lookups", "--repo", str(repo.path)).stdout
+    assert "(from feature/x, not in HEAD's history)" in text
