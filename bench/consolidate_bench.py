@@ -40,7 +40,7 @@ from memactors.adapters.git.memory_store import STATE_REFS, MemoryStore
 from memactors.adapters.git.note_format import append_entry, serialize_entry
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.reading.traits_cache import TRAITS_FILE, TraitsCache
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc
 from memactors.adapters.runtime.settings import Settings
 from memactors.events.memory import KNOWN_NAMESPACES

@@ -50,7 +50,7 @@ from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.models.embeddings import LocalMiniLM  # noqa: E402
 from memactors.adapters.models.knn_warmup import WarmState  # noqa: E402
 from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
-from memactors.adapters.runtime.clock import SystemClock  # noqa: E402
+from memactors.adapters.system.clock import SystemClock  # noqa: E402
 from memactors.adapters.runtime.daemon import Daemon, DaemonSettings  # noqa: E402
 from memactors.adapters.runtime.pipeline import Services, tune_gc  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402

@@ -40,7 +40,7 @@ from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.reading.date_answer import EVIDENCE_DEPTH, evidence_of  # noqa: E402
 from memactors.adapters.reading.read_cache import ReadCache  # noqa: E402
 from memactors.adapters.reading.recall import search  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.conversation_store import Question, build_conversation_store  # noqa: E402

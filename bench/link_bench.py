@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench.consolidate_bench import machine  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.link_facts import BY_ID, LINKS, TRAPS  # noqa: E402

@@ -32,7 +32,7 @@ from bench.recall_bench import QUERIES, timed  # noqa: E402
 from bench.semantic_bench import NOW, build_store  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 

@@ -49,7 +49,7 @@ from memactors.adapters.git.note_format import append_entry, parse_note, seriali
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.reading.read_cache import ReadCache  # noqa: E402
 from memactors.adapters.reading.recall import search  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from memactors.events.edge import EdgeType  # noqa: E402

@@ -37,7 +37,7 @@ from bench.consolidate_bench import machine  # noqa: E402
 from bench.memorycode_bench import Dialogue, Instruction, even_dialogues, load_dialogue  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.session_capture import Routing, SessionCapture  # noqa: E402
 from tests.session_transcripts import SessionWriter  # noqa: E402
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bench.consolidate_bench import machine  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.session_capture import Routing, SessionCapture  # noqa: E402
 
 LABELS = ROOT / "bench" / "labels" / "real_sessions.json"

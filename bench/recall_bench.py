@@ -36,7 +36,7 @@ from bench.semantic_bench import NOW, build_store  # noqa: E402
 from memactors.adapters.git.capture_writer import write_memory  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate, tune_gc  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 

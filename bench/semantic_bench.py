@@ -51,7 +51,7 @@ from memactors.adapters.models.llm_chain import LLMChain, build_chain  # noqa: E
 from memactors.adapters.models.llm_config import ProviderConfig  # noqa: E402
 from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM  # noqa: E402
 from memactors.adapters.models.vector_cache import CachedEmbedder  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate, tune_gc  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.cooperative_model import PAIR, cooperative  # noqa: E402

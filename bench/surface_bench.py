@@ -39,7 +39,7 @@ from memactors.adapters.claude.surface_hook import FILE_BAR, respond  # noqa: E4
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.note_format import append_entry  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
-from memactors.adapters.runtime.clock import FixedClock  # noqa: E402
+from memactors.adapters.system.clock import FixedClock  # noqa: E402
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate  # noqa: E402
 from memactors.adapters.runtime.settings import Settings  # noqa: E402
 from tests.surfacing_store import build_surfacing_store, evaluate, scores  # noqa: E402

@@ -133,7 +133,7 @@ def dormant_store(tmp_path_factory: pytest.TempPathFactory) -> ConsolidatedStore
 
     from memactors.adapters.git.memory_store import MemoryStore
     from memactors.adapters.git.store import GitStore
-    from memactors.adapters.runtime.clock import FixedClock
+    from memactors.adapters.system.clock import FixedClock
     from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate
     from memactors.adapters.runtime.settings import Settings
     from tests.realistic_store import build_realistic_store

@@ -59,3 +59,18 @@ def test_the_actors_folder_holds_actors_and_their_ports_and_the_algorithms_their
                                        for v in vars(module).values()):
             not_actors.append(name)
     assert not_actors == []
+
+
+def test_no_adapter_package_imports_one_on_a_floor_above_it() -> None:
+    """adapters.FLOORS: system <- git <- reading <- claude <- models <- runtime <- operations <- viewer <- mcp <- cli."""
+    from memactors.adapters import FLOORS
+
+    rank = {name: i for i, name in enumerate(FLOORS)}
+    packages = {p.name for p in (ROOT / "adapters").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages == set(FLOORS), packages ^ set(FLOORS)
+    pattern = re.compile(r"^\s*(?:from|import)\s+memactors\.adapters\.(\w+)", re.MULTILINE)
+    upward = [f"{path.relative_to(ROOT)} imports adapters.{match.group(1)}"
+              for path in (ROOT / "adapters").rglob("*.py") if len(path.relative_to(ROOT / "adapters").parts) > 1
+              for match in pattern.finditer(path.read_text())
+              if rank[match.group(1)] > rank[path.relative_to(ROOT / "adapters").parts[0]]]
+    assert upward == []

@@ -36,7 +36,7 @@ def entry() -> NoReturn:  # noqa: F821 - annotations are strings; `typing` stays
         from memactors.adapters.cli.common import interrupted
 
         code = interrupted(next((word for word in sys.argv[1:] if not word.startswith("-")), None))
-    finish = sys.modules.get("memactors.adapters.runtime.process_exit")
+    finish = sys.modules.get("memactors.adapters.system.process_exit")
     if finish is None:  # no model thread ever ran and no Ctrl-C was handled: a plain exit (hooks pay nothing)
         sys.exit(code)
     finish.leave(code)

@@ -100,7 +100,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     import trio
 
     from memactors.adapters.cli.common import run_services
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.session_capture import SessionCapture, routing_from
 
     if not args.paths and not args.backfill:
@@ -167,7 +167,7 @@ def _render_extract(done, *, dry_run: bool) -> str:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line
+    from memactors.adapters.operations.text_input import Cleaned, clean_body, clean_line
     from memactors.adapters.operations import review
 
     editing = args.summary is not None or args.set_namespace is not None or args.content is not None

@@ -79,7 +79,7 @@ def interrupted(command: str | None) -> int:
     """Ctrl-C's exit, the same at every moment: `run` has stopped (0), any other command was interrupted (130)."""
     import sys
 
-    from memactors.adapters.runtime.process_exit import mark_interrupted
+    from memactors.adapters.system.process_exit import mark_interrupted
 
     mark_interrupted()
     if command == "run":

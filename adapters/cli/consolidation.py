@@ -155,7 +155,7 @@ def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait
     import trio
 
     from memactors.adapters.claude.inbox import REQUEST_KINDS
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.pipeline import consolidate
 
     with _run_lock(store, dry_run=options.dry_run, wait=wait):
@@ -310,7 +310,7 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from memactors.adapters.runtime.process_exit import mark_interrupted
+    from memactors.adapters.system.process_exit import mark_interrupted
 
     try:
         return _serve(args)
@@ -333,8 +333,9 @@ def _serve(args: argparse.Namespace) -> int:
     from memactors.adapters.git.memory_counter import StoreCounter
     from memactors.adapters.git.notes_feed import NotesFeed
     from memactors.adapters.git.repo_lock import DAEMON_LOCK, RepoLock
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.daemon import Daemon, DaemonSettings, RepositoryGone
+    from memactors.adapters.operations.recall import answer_request
     from memactors.adapters.runtime.run_gate import DaemonRunGate
 
     if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
@@ -365,7 +366,7 @@ def _serve(args: argparse.Namespace) -> int:
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
             schedule_cron=args.schedule, threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
-            gate=DaemonRunGate(common))
+            gate=DaemonRunGate(common), answer_query=answer_request)
         print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",
               file=sys.stderr, flush=True)
         if not 0 <= args.view_port <= 65535:
@@ -411,7 +412,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     import trio
 
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.demo import build_demo_repository
     from memactors.adapters.runtime.pipeline import RunOptions, consolidate
 

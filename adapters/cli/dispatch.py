@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         return handlers[args.command](args)
     if args.command in READ_ONLY_COMMANDS:
-        from memactors.adapters.runtime.process_exit import exit_on_interrupt
+        from memactors.adapters.system.process_exit import exit_on_interrupt
 
         exit_on_interrupt(EXIT_INTERRUPTED, "memactors: interrupted")
     logging.basicConfig(

@@ -126,7 +126,7 @@ def _cmd_pin(args: argparse.Namespace) -> int:
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    from memactors.adapters.cli.text_input import (
+    from memactors.adapters.operations.text_input import (
         Cleaned,
         clean_body,
         clean_line,

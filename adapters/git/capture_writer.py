@@ -17,7 +17,7 @@ from memactors.adapters.git.note_format import (
     serialize_entry,
     upstream_next_index,
 )
-from memactors.adapters.runtime.clock import SystemClock
+from memactors.adapters.system.clock import SystemClock
 
 
 class CaptureRefused(ValueError):

@@ -27,7 +27,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from memactors.adapters.mcp import schemas
-from memactors.adapters.models.warm_model import WarmModel
+from memactors.adapters.operations.warm_model import WarmModel
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import Outcome
 
@@ -320,7 +320,7 @@ def build_server(repo: Path) -> tuple[MCPServer, MemoryTools]:
                       tags: Annotated[list[str] | None, Field(description="Labels, e.g. ['auth'].",
                                                               max_length=20)] = None,
                       ) -> Annotated[CallToolResult, schemas.Captured]:
-        from memactors.adapters.cli.text_input import Cleaned, clean_body, clean_line
+        from memactors.adapters.operations.text_input import Cleaned, clean_body, clean_line
 
         cleaned = Cleaned()
         text = " ".join(clean_line(summary, "summary", cleaned).split())

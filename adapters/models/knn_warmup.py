@@ -48,7 +48,7 @@ class KnnWarmup:
         self.state = WarmState.COLD
 
     def _compile_natively(self) -> None:
-        from memactors.adapters.runtime.process_exit import native_work
+        from memactors.adapters.system.process_exit import native_work
 
         with native_work():  # abandoned on a stop: the process must not finalise numba under it
             self._compile()

@@ -22,7 +22,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     says where `days` more of captures leave the unused ones."""
     from memactors.adapters.claude.activation_log import ActivationLog
     from memactors.adapters.reading.traits_cache import TraitsCache
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.events.edge import replaced_in_part
     from memactors.events.quality import quality_score
     from memactors.events.retention import fold_uses, reference_time, score, tier_for

@@ -55,7 +55,7 @@ def link(repo: Path, source: str, target: str, *, edge_type: str | None = None, 
 def _record(store, source: str, target: str, names: dict[str, str], edge_type: str | None, remove: bool,
             reason: str):
     """Write the decision; the edges written. Raises StateConflict when a run moved the state meanwhile."""
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.events.edge import ADDED, LINK_TYPES, REMOVED, Edge, EdgeType, edge_id
 
     state = store.load_state()

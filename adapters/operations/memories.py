@@ -42,7 +42,7 @@ def open_view(repo: Path):
 def open_view_and_state(repo: Path):
     """(store, the scored view of every memory, our state), read once per change of the store in a process."""
     from memactors.adapters.reading.store_view import load_view
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
 
     settings = load_settings()
     store = open_store(repo, settings)
@@ -565,7 +565,7 @@ def commit_user_decision(store, state, edge_changes: dict, meta_updates: dict, *
     compare-and-swap against the state read; raises StateConflict when a run moved the refs meanwhile."""
     from memactors.actors.persister import whole_notes
     from memactors.actors.ports import StateChange
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.pipeline import new_run_id
     from memactors.events.report import RunReport
 

@@ -20,7 +20,7 @@ _VERB = {"pinned": "pin", "archived": "archive"}
 def set_pin(repo: Path, memory_id: str, word: Word, *, undo: bool = False) -> Outcome:
     """Pin or archive the memory (`undo`: take that word back; its tier then follows its retention again)."""
     from memactors.actors.ports import StateConflict
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.events.tier import Tier
 
     store, view = open_view(repo)

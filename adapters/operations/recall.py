@@ -72,7 +72,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
     model already loaded (a warm server's); else the local model is loaded for this one query. Notes for the
     person asking (stale index, uses not recorded) are appended to `notes`. `passages`: each memory's excerpt is
     the passage of its body that answers (its note read); else the stored start of its body."""
-    from memactors.adapters.cli.text_input import Cleaned, clean_line
+    from memactors.adapters.operations.text_input import Cleaned, clean_line
     from memactors.adapters.reading.read_cache import ReadModelMissing
     from memactors.adapters.reading.recall import MAX_QUERY_CHARS
 
@@ -190,7 +190,7 @@ def _track(track: bool, store, keys, notes: list[str]) -> None:
     if not track:
         return
     from memactors.adapters.claude.activation_log import ActivationLog
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
 
     try:
         ActivationLog(store.git.common_dir).record(keys, SystemClock().now())
@@ -209,7 +209,7 @@ def _reason(query: str, store, settings, hits, index, track: bool, notes: list[s
     from memactors.actors.algorithms.temporal import compose_answer
     from memactors.adapters.models.llm_config import resolve_chain
     from memactors.adapters.reading.date_answer import evidence_of
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
 
     tz = _timezone(settings)
     evidence = evidence_of(store, hits, index)
@@ -257,3 +257,23 @@ def _reason(query: str, store, settings, hits, index, track: bool, notes: list[s
 def print_notes(command: str, notes: Iterable[str]) -> None:
     for note in notes:
         print(f"memactors {command}: {note}", file=sys.stderr)
+
+
+#: The arguments a query socket request may pass to recall.
+REQUEST_ARGS = frozenset({"query", "mode", "limit", "namespaces", "reason", "track"})
+
+
+def answer_request(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
+    """A daemon's answer to one query socket request ({"op": "recall", "args": {...}}): recall's document, text,
+    code and notes, or {"code": 2, "error"} for a request it cannot answer."""
+    if not isinstance(request, dict) or request.get("op") != "recall" or not isinstance(request.get("args"), dict):
+        return {"code": 2, "error": "unknown request"}
+    args = {k: v for k, v in request["args"].items() if k in REQUEST_ARGS}
+    notes: list[str] = []
+    try:
+        outcome = recall(repo, embedder=embedder, notes=notes, **args)
+    except UsageError as exc:
+        return {"code": 2, "error": str(exc), "notes": notes}
+    except TypeError as exc:
+        return {"code": 2, "error": f"bad request: {exc}"}
+    return {"code": outcome.code, "document": outcome.document, "text": outcome.text, "notes": notes}

@@ -16,7 +16,7 @@ from memactors.adapters.operations.store import load_settings, open_store
 
 def _queue(repo: Path):
     from memactors.adapters.claude.review_queue import ReviewQueue
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
 
     store = open_store(repo, load_settings())
     return store, ReviewQueue(store.git.common_dir), SystemClock().now()

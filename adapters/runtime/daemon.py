@@ -23,6 +23,7 @@ from memactors.actors.threshold_watcher import ThresholdWatcher
 from memactors.adapters.git.store import StoreError
 from memactors.adapters.models.knn_warmup import KnnWarmup
 from memactors.adapters.runtime.pipeline import Services, pipeline_children
+from memactors.adapters.runtime.query_socket import Answer
 from memactors.bus.bus import Bus
 from memactors.bus.shutdown import watch_signals
 from memactors.bus.supervisor import ChildSpec, Supervisor, describe
@@ -102,8 +103,10 @@ class Daemon:
 
     def __init__(self, services: Services, feed: ChangeFeed, inbox: HookInbox,
                  settings: DaemonSettings = DaemonSettings(), counter: MemoryCounter | None = None,
-                 knn: KnnWarmup | None = None, gate: RunGate | None = None) -> None:
+                 knn: KnnWarmup | None = None, gate: RunGate | None = None,
+                 answer_query: Answer | None = None) -> None:
         self.services = services
+        self._answer_query = answer_query  # recall for the query socket (none: the socket is not served)
         self.bus = Bus()
         self.settings = settings
         self.knn = knn or KnnWarmup(cold_crossover=services.settings.knn_crossover,
@@ -192,10 +195,13 @@ class Daemon:
         """`recall` from the CLI answered here, with the model already loaded (a failure is logged, not fatal)."""
         from memactors.adapters.runtime.query_socket import serve_queries
 
+        if self._answer_query is None:
+            return
         git = self.services.store.git
         model = _local_model(self.services.embedder) or self.services.embedder
         try:
-            await nursery.start(serve_queries, Path(git.repo.workdir or git.git_dir), self._common_dir, model)
+            await nursery.start(serve_queries, Path(git.repo.workdir or git.git_dir), self._common_dir, model,
+                                self._answer_query)
         except OSError as exc:
             log.warning("recall will not be answered by the daemon (query socket: %s)", exc)
 

@@ -1,8 +1,9 @@
 """The daemon's query socket: `recall` answered by a process whose model is already loaded.
 
 Serves one JSON line per connection: {"op": "recall", "args": {...}} -> {"code", "document", "text", "notes"}
-(or {"code": 2, "error": "..."} for a request it cannot answer). Each request runs the same operation the CLI
-runs, in a worker thread, with the daemon's warm embedding model. The socket file is made in a folder only
+(or {"code": 2, "error": "..."} for a request it cannot answer). Each request is answered by the function the
+daemon was given (the recall operation the CLI runs, adapters/operations/recall.py), in a worker thread, with
+the daemon's warm embedding model. The socket file is made in a folder only
 this user can enter (mode 0700) and removed when the daemon stops.
 """
 
@@ -13,36 +14,24 @@ import json
 import logging
 import os
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
-from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.runtime.query_client import MAX_ANSWER_BYTES, socket_path
 
 log = logging.getLogger("memactors.daemon")
-_ARGS = {"query", "mode", "limit", "namespaces", "reason", "track"}
 
 
-def _answer(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
-    from memactors.adapters.operations.recall import recall
-
-    if not isinstance(request, dict) or request.get("op") != "recall" or not isinstance(request.get("args"), dict):
-        return {"code": 2, "error": "unknown request"}
-    args = {k: v for k, v in request["args"].items() if k in _ARGS}
-    notes: list[str] = []
-    try:
-        outcome = recall(repo, embedder=embedder, notes=notes, **args)
-    except UsageError as exc:
-        return {"code": 2, "error": str(exc), "notes": notes}
-    except TypeError as exc:
-        return {"code": 2, "error": f"bad request: {exc}"}
-    return {"code": outcome.code, "document": outcome.document, "text": outcome.text, "notes": notes}
+#: What answers one request: (repository, warm embedder, the decoded request) -> the answer's JSON document.
+Answer = Callable[[Path, Any, Any], dict[str, Any]]
 
 
-async def serve_queries(repo: Path, common_dir: Path, embedder: Any, *,
+async def serve_queries(repo: Path, common_dir: Path, embedder: Any, answer: Answer, *,
                         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-    """Listen until cancelled; the socket file goes when it stops."""
+    """Listen until cancelled, each request answered by `answer` in a worker thread, one at a time; the socket
+    file goes when it stops."""
     path = socket_path(common_dir)
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -59,7 +48,7 @@ async def serve_queries(repo: Path, common_dir: Path, embedder: Any, *,
         async with trio.open_nursery() as nursery:
             while True:
                 connection, _ = await listener.accept()
-                nursery.start_soon(_serve_one, connection, repo, embedder, limiter)
+                nursery.start_soon(_serve_one, connection, repo, embedder, answer, limiter)
     finally:
         listener.close()
         try:
@@ -68,7 +57,7 @@ async def serve_queries(repo: Path, common_dir: Path, embedder: Any, *,
             pass
 
 
-async def _serve_one(connection: trio.socket.SocketType, repo: Path, embedder: Any,
+async def _serve_one(connection: trio.socket.SocketType, repo: Path, embedder: Any, answer: Answer,
                      limiter: trio.CapacityLimiter) -> None:
     stream = trio.SocketStream(connection)
     async with stream:
@@ -84,9 +73,9 @@ async def _serve_one(connection: trio.socket.SocketType, repo: Path, embedder: A
                 request = json.loads(data)
             except ValueError:
                 request = None
-            answer = await trio.to_thread.run_sync(functools.partial(_answer, repo, embedder, request),
-                                                   limiter=limiter)
-            payload = json.dumps(answer, default=str).encode()
+            document = await trio.to_thread.run_sync(functools.partial(answer, repo, embedder, request),
+                                                     limiter=limiter)
+            payload = json.dumps(document, default=str).encode()
             if len(payload) > MAX_ANSWER_BYTES:
                 payload = json.dumps({"code": 2, "error": "answer too large"}).encode()
             await stream.send_all(payload + b"\n")

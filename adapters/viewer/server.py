@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import trio
 
-from memactors.adapters.models.warm_model import WarmModel
+from memactors.adapters.operations.warm_model import WarmModel
 from memactors.adapters.viewer.app import create_app
 from memactors.adapters.viewer.security import Guard
 

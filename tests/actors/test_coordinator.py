@@ -6,7 +6,7 @@ import trio
 import trio.testing
 
 from memactors.actors.coordinator import Coordinator
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.bus.bus import Bus
 from memactors.bus.supervisor import ChildSpec, Supervisor
 from memactors.events.pipeline import RunCompleted, RunRequested

@@ -17,7 +17,7 @@ from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.reading.read_cache import ReadCache
 from memactors.adapters.reading.recall import search
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, build_services, consolidate
 from memactors.adapters.runtime.settings import Settings
 from memactors.events.edge import EdgeType

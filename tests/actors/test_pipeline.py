@@ -14,7 +14,7 @@ from memactors.actors.ports import StateChange, StateConflict
 from memactors.adapters.git.memory_store import META_REF, RUNS_REF, MemoryStore
 from memactors.adapters.git.note_format import append_entry, serialize_entry
 from memactors.adapters.git.store import GitStore
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.settings import Settings
 from memactors.events.quality import assess

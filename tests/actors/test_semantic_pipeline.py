@@ -13,7 +13,7 @@ from memactors.adapters.git.memory_store import EDGES_REF, SUMMARIES_REF, Memory
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.models.embeddings import LocalMiniLM
 from memactors.adapters.models.vector_cache import CachedEmbedder
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.settings import Settings
 from memactors.events.edge import EdgeType

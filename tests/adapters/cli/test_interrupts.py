@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from memactors.adapters.runtime.process_exit import in_flight, native_work
+from memactors.adapters.system.process_exit import in_flight, native_work
 from tests.conftest import Repo, run_cli
 
 
@@ -67,7 +67,7 @@ def test_a_process_leaving_during_native_work_exits_at_once_with_its_code() -> N
     """What `leave` does when a worker thread is still inside native code: flushed output, the exact code."""
     script = (
         "import sys, threading, time\n"
-        "from memactors.adapters.runtime.process_exit import native_work, leave\n"
+        "from memactors.adapters.system.process_exit import native_work, leave\n"
         "started = threading.Event()\n"
         "def work():\n"
         "    with native_work():\n"

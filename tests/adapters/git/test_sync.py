@@ -733,7 +733,7 @@ def _consolidate_in_process(path: Path, model) -> None:
     import trio
 
     from memactors.adapters.models.vector_cache import CachedEmbedder
-    from memactors.adapters.runtime.clock import SystemClock
+    from memactors.adapters.system.clock import SystemClock
     from memactors.adapters.runtime.pipeline import RunOptions, Services
     from memactors.adapters.runtime.pipeline import consolidate as run_once
     from memactors.adapters.runtime.settings import Settings

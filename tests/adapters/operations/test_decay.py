@@ -10,7 +10,7 @@ import trio
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.operations.decay import decay
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.settings import Settings
 from tests.conftest import NOW, Repo, run_cli

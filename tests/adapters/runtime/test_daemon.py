@@ -21,7 +21,7 @@ from memactors.adapters.git.notes_feed import NotesFeed
 from memactors.adapters.git.store import GitStore
 from memactors.adapters.models.embeddings import LocalMiniLM
 from memactors.adapters.models.vector_cache import CachedEmbedder
-from memactors.adapters.runtime.clock import SystemClock
+from memactors.adapters.system.clock import SystemClock
 from memactors.adapters.runtime.daemon import Daemon, DaemonSettings
 from memactors.adapters.runtime.pipeline import Services
 from memactors.adapters.runtime.settings import Settings
@@ -209,7 +209,7 @@ def test_a_deleted_repository_stops_memactors_run_with_exit_2_and_no_spinning(re
 
 DAEMON_SCRIPT = """
 import logging, sys, trio
-from memactors.adapters.runtime.clock import SystemClock
+from memactors.adapters.system.clock import SystemClock
 from memactors.adapters.runtime.daemon import Daemon, DaemonSettings
 from memactors.adapters.models.embeddings import LocalMiniLM
 from memactors.adapters.git.store import GitStore
@@ -412,6 +412,7 @@ async def test_the_daemon_reads_a_queued_session_into_proposals_after_its_run(re
 
 
 async def test_recall_is_answered_by_the_running_daemon_and_falls_back_once_it_stopped(repo: Repo) -> None:
+    from memactors.adapters.operations.recall import answer_request
     from memactors.adapters.reading.read_cache import ReadCache
     from memactors.adapters.runtime.query_client import socket_path
 
@@ -422,7 +423,8 @@ async def test_recall_is_answered_by_the_running_daemon_and_falls_back_once_it_s
     model = CachedEmbedder(LocalMiniLM(), common / "memactors" / "vectors")
     services = Services(store=store, settings=Settings(), clock=SystemClock(), embedder=model,
                         read_cache=ReadCache(common, model))
-    daemon = Daemon(services, NotesFeed(common), Inbox(common), DaemonSettings(debounce=0.3, inbox_interval=0.2))
+    daemon = Daemon(services, NotesFeed(common), Inbox(common), DaemonSettings(debounce=0.3, inbox_interval=0.2),
+                    answer_query=answer_request)
     completed = daemon.bus.subscribe("test", (RunCompleted,))
     words_only = {"MEMACTORS_EMBEDDINGS": "none"}  # the client alone could only match words
 

@@ -10,7 +10,7 @@ import trio
 import trio.testing
 
 from memactors.actors.scheduler import Scheduler
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.cron import BadSchedule, CronSchedule, captured_since_last_run
 from memactors.bus.bus import Bus
 from memactors.bus.supervisor import ChildSpec, Supervisor

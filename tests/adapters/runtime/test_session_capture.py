@@ -18,7 +18,7 @@ from memactors.adapters.models.llm_chain import LLMChain
 from memactors.adapters.models.llm_config import ProviderConfig
 from memactors.adapters.models.openai_compatible import OpenAICompatibleLLM
 from memactors.adapters.models.vector_cache import CachedEmbedder
-from memactors.adapters.runtime.clock import FixedClock
+from memactors.adapters.system.clock import FixedClock
 from memactors.adapters.runtime.pipeline import RunOptions, Services, consolidate
 from memactors.adapters.runtime.session_capture import Routing, SessionCapture, approve_into_store
 from memactors.adapters.runtime.settings import Settings

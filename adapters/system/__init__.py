@@ -1,0 +1,1 @@
+"""The floor every adapter stands on: the process (how it exits) and the clock."""
