@@ -309,15 +309,22 @@ def back_to(request: Request) -> tuple[str, str]:
 
 
 def tier_plot(history: list[dict[str, Any]], width: int = 640, height: int = 160) -> dict[str, Any]:
-    """Polylines (one per tier) of the tier counts run by run, scaled into a width x height box."""
+    """Lines (one per tier, a dot at each run) of the tier counts run by run, scaled into a width x height
+    box, with the y axis's ticks (memories) and the x axis's first and last run dates."""
     tiers = ("hot", "warm", "cold", "archived")
     if not history:
         return {"width": width, "height": height, "lines": [], "top": 0}
     top = max(1, max(sum((h.get("tier_counts") or {}).values()) for h in history))
+    # one run sits in the middle; several spread over the width
     step = width / max(1, len(history) - 1)
+    xs = [width / 2] if len(history) == 1 else [i * step for i in range(len(history))]
     lines = []
     for tier in tiers:
-        points = " ".join(f"{i * step:.1f},{height - (h.get('tier_counts') or {}).get(tier, 0) / top * height:.1f}"
-                          for i, h in enumerate(history))
-        lines.append({"tier": tier, "points": points})
-    return {"width": width, "height": height, "lines": lines, "top": top, "runs": len(history)}
+        points = [(x, height - (h.get("tier_counts") or {}).get(tier, 0) / top * height) for x, h in zip(xs, history)]
+        lines.append({"tier": tier, "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
+                      "dots": [{"x": round(x, 1), "y": round(y, 1)} for x, y in points]})
+    ticks = sorted({0, top // 2, top})
+    day = [str(h.get("started_at") or "")[:10] for h in history]
+    return {"width": width, "height": height, "lines": lines, "top": top, "runs": len(history),
+            "y_ticks": [{"y": round(height - t / top * height, 1), "label": f"{t:,}"} for t in ticks],
+            "first": day[0], "last": day[-1]}

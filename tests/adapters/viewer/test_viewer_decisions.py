@@ -100,3 +100,14 @@ async def test_the_overview_needs_you_only_for_what_is_there_and_factors_are_in_
             assert internal not in factors, internal
         for words in ("distinct words", "markup", "captured automatically", "replaced", "uses"):
             assert words in factors, words
+
+
+async def test_the_tier_plot_has_axes_and_shows_a_single_run(viewer_store: Repo) -> None:
+    async with session(viewer_store) as client:
+        overview = (await client.get("/")).text
+    plot = re.search(r'<svg class="plot"(.*?)</svg>', overview, re.S)[1]
+    assert plot.count("<circle") == 4  # one run: a dot per tier where a line has nothing to join
+    labels = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', plot)
+    assert "0" in labels and re.fullmatch(r"\d{4}-\d{2}-\d{2}", labels[-3])
+    assert "memories per tier, run by run (1 run)" in labels
+    assert "The one run" in overview and "All 1 runs" not in overview
