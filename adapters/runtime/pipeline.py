@@ -19,7 +19,7 @@ from memactors.actors.clusterer import Clusterer
 from memactors.actors.judge import SupersessionJudge
 from memactors.actors.link_finder import LinkFinder
 from memactors.actors.persister import Persister
-from memactors.actors.ports import Clock, CommitFileReader, Embedder, ReadModelSink, StructuredLLM
+from memactors.actors.ports import Clock, CommitFileReader, Embedder, ReadModelSink, StateSink, StructuredLLM
 from memactors.actors.scanner import Scanner
 from memactors.actors.summarizer import Summarizer
 from memactors.actors.tierer import Tierer
@@ -79,6 +79,8 @@ class Services:
     commit_files: CommitFileReader | None = None
     #: What the last reading of queued session transcripts proposed (None before any).
     last_capture: Any = None
+    #: Where the persister commits a run; None: the store (a proposing run records instead, see operations.proposals).
+    sink: StateSink | None = None
 
     async def propose_from_sessions(self) -> Any:
         """Read the transcripts hooks queued into review proposals (see session_capture); the report, or None
@@ -179,7 +181,7 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
         ]
     children += [
         ChildSpec("tierer", lambda bus: Tierer(bus, policy, services.traits)),
-        ChildSpec("persister", lambda bus: Persister(bus, store, clock, services.read_cache,
+        ChildSpec("persister", lambda bus: Persister(bus, services.sink or store, clock, services.read_cache,
                                                                  quality=policy.quality, traits=services.traits)),
     ]
     return children
