@@ -39,6 +39,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "that run's report; --namespace and the caps run here, once the daemon is between "
                             "runs.")
     p.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
+    p.add_argument("--propose", action="store_true",
+                   help="write no ref: save what the run would write as proposals to review (`memactors "
+                   "proposals`), then apply (`memactors proposals --apply`) or discard them")
     p.add_argument("--namespace", action="append", metavar="NS",
                    help="limit the run to this namespace (repeatable)")
     p.add_argument("--full", action="store_true",
@@ -100,6 +103,8 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
     check_namespaces(args.namespace, store.git.memory_refs())
     namespaces = tuple(args.namespace) if args.namespace else None
     options = RunOptions(namespaces=namespaces, dry_run=args.dry_run, full=args.full)
+    if args.propose:
+        return _propose(args, store, settings, options)
     from memactors.adapters.claude.inbox import Inbox
     from memactors.adapters.git.repo_lock import daemon_holder
 
@@ -134,6 +139,22 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
         text += f"\n  {waiting_phrase(waiting)}: `memactors review`"
     emit(args, document, text)
     return EXIT_ERRORS if report.errors or report.phase == "failed" else EXIT_OK
+
+
+def _propose(args: argparse.Namespace, store, settings, options) -> int:
+    """`--propose`: the run here (never handed to a daemon, no inbox drained, no auto memory bridged) with its
+    writes saved as proposals; the run lock is waited for as a dry run waits for it."""
+    from memactors.adapters.cli.common import report
+    from memactors.adapters.git.repo_lock import daemon_holder
+    from memactors.adapters.operations.proposals import propose
+    from memactors.adapters.system.clock import SystemClock
+
+    if args.dry_run:
+        raise UsageError("--propose and --dry-run: choose one (--propose writes no ref either)")
+    wait = settings.lock_wait_seconds if daemon_holder(store.git.common_dir) is not None else 0.0
+    with _run_lock(store, dry_run=True, wait=wait):
+        services = run_services(store, settings, SystemClock(), args.max_llm_calls, args.max_cost_usd)
+        return report(args, propose(services, options, handle_signals=True))
 
 
 def _bridge_auto_memory(args: argparse.Namespace, settings, action: str) -> list[str]:

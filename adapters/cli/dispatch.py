@@ -28,7 +28,7 @@ from memactors.adapters.cli.common import (
 
 #: The command group modules, in the order `--help` lists their commands.
 GROUPS = ("consolidation", "memories", "reading", "capture", "agent", "viewer", "sharing", "hooks", "service",
-          "automemory", "llm")
+          "automemory", "llm", "proposals")
 #: Commands that hooks run (nothing but the standard library on their path, never an error exit),
 #: and the one group each needs: a hook loads only that group's module.
 HOOK_COMMANDS = {"publish": "hooks", "context": "reading", "surface": "hooks"}
