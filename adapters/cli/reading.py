@@ -28,11 +28,14 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "Superseded memories show what replaced them. Each memory returned counts as a use "
                             "(folded into its retention by the next run). Questions asking when something "
                             "happened (when did / was / is ..., what date, how long ago) are answered with the "
-                            "date, the memory that reports it and the alternatives; --reason forces that.",
+                            "date, the memory that reports it and the alternatives; --reason forces that. --answer "
+                            "answers any question from the memories, citing each one it quotes.",
                             epilog="--json prints a list of results (id, kind, namespace, tier, widened, score, "
                             "relevance, summary, title, timestamp, superseded_by; copies, first_seen, last_seen "
                             "for a capture stored several times); for a date question an answer (answer, "
-                            "confidence, reasoning, temporal_resolutions, source_memory_ids, alternatives). "
+                            "confidence, reasoning, temporal_resolutions, source_memory_ids, alternatives); with --answer "
+                            "{query, answer: {text, answered, citations, reasoning, confidence, provider, left_out}, "
+                            "results}. "
                             "Exit 2 before the first consolidation.")
     add_recall_arguments(p)
 
@@ -60,8 +63,14 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         return answered
     notes: list[str] = []
     try:
-        outcome = recall(args.repo, args.query, mode=args.mode, limit=args.limit, namespaces=args.namespace,
-                         reason=args.reason, track=not args.no_track, notes=notes)
+        if args.answer:
+            from memactors.adapters.operations.answer import answer
+
+            outcome = answer(args.repo, args.query, mode=args.mode, limit=args.limit, namespaces=args.namespace,
+                             track=not args.no_track, notes=notes)
+        else:
+            outcome = recall(args.repo, args.query, mode=args.mode, limit=args.limit, namespaces=args.namespace,
+                             reason=args.reason, track=not args.no_track, notes=notes)
     finally:
         print_notes("recall", notes)
     return report(args, outcome)

@@ -29,6 +29,10 @@ def add_recall_arguments(p: argparse.ArgumentParser) -> None:
                    help="answer with a date, resolving relative dates (automatic for when did / what date / "
                    "how long ago questions)")
     p.add_argument("--no-track", action="store_true", help="do not record these results as uses")
+    p.add_argument("--answer", action="store_true",
+                   help="answer the question from the memories: the supporting sentences, each cited by id, "
+                   "the reasoning and a confidence, or 'The memories do not say.' (composed by the LLM when one "
+                   "is configured)")
 
 
 class _Quiet(argparse.ArgumentParser):
@@ -62,7 +66,7 @@ def answer_from_daemon(args: argparse.Namespace) -> int | None:
         return None
     answer = ask(common, {"op": "recall", "args": {
         "query": args.query, "mode": args.mode, "limit": args.limit, "namespaces": args.namespace,
-        "reason": args.reason, "track": not args.no_track}})
+        "reason": args.reason, "track": not args.no_track, "answer": args.answer}})
     if answer is None:
         return None
     for note in answer.get("notes") or ():

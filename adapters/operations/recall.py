@@ -260,7 +260,7 @@ def print_notes(command: str, notes: Iterable[str]) -> None:
 
 
 #: The arguments a query socket request may pass to recall.
-REQUEST_ARGS = frozenset({"query", "mode", "limit", "namespaces", "reason", "track"})
+REQUEST_ARGS = frozenset({"query", "mode", "limit", "namespaces", "reason", "track", "answer"})
 
 
 def answer_request(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
@@ -271,7 +271,13 @@ def answer_request(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
     args = {k: v for k, v in request["args"].items() if k in REQUEST_ARGS}
     notes: list[str] = []
     try:
-        outcome = recall(repo, embedder=embedder, notes=notes, **args)
+        if args.pop("answer", False):  # the answer composed from what recall finds (adapters/operations/answer.py)
+            from memactors.adapters.operations.answer import answer
+
+            args.pop("reason", None)
+            outcome = answer(repo, embedder=embedder, notes=notes, **args)
+        else:
+            outcome = recall(repo, embedder=embedder, notes=notes, **args)
     except UsageError as exc:
         return {"code": 2, "error": str(exc), "notes": notes}
     except TypeError as exc:
