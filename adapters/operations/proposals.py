@@ -21,6 +21,9 @@ from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 from memactors.adapters.operations.store import load_settings, open_store
 
 PROPOSALS_FILE = "proposals.json"
+#: Where a proposing run writes the read model (recall's index, the session context, surfacing) its commit
+#: would come with; `apply` moves those files into place after the commit.
+STAGED_READ_MODEL = "proposed-read-model"
 PROPOSALS_VERSION = 1
 #: The line `apply` refuses with when a ref moved since the proposals were made (exit 1, the file is kept).
 STALE = ("the store changed since the proposals ({why}): run `memactors consolidate --propose` again "
@@ -34,6 +37,10 @@ _SUMMARY_EDGES = {"consolidates", "references"}
 
 def proposals_path(common_dir: Path) -> Path:
     return common_dir / "memactors" / PROPOSALS_FILE
+
+
+def staged_read_model(common_dir: Path) -> Path:
+    return common_dir / "memactors" / STAGED_READ_MODEL
 
 
 class ProposalRecorder:
@@ -55,9 +62,10 @@ class ProposalRecorder:
 
 
 def _proposing(services: Any, recorder: ProposalRecorder) -> Any:
-    """`services` for a run that proposes: the recorder as the persister's sink, no read model (recall keeps
-    reading the store as it is), recall uses folded but not consumed (folding twice counts nothing twice), and
-    no session transcripts read into the review queue."""
+    """`services` for a run that proposes: the recorder as the persister's sink, the read model written aside
+    (recall keeps reading the one in place), recall uses folded but not consumed (folding twice counts nothing
+    twice), and no session transcripts read into the review queue."""
+    from memactors.adapters.reading.read_cache import ReadCache
     from memactors.adapters.runtime.pipeline import Services
 
     class Proposing(Services):
@@ -68,7 +76,11 @@ def _proposing(services: Any, recorder: ProposalRecorder) -> Any:
             await super().run_completed(scoped=True)
 
     values = {f.name: getattr(services, f.name) for f in fields(services) if f.init}
-    return Proposing(**{**values, "sink": recorder, "read_cache": None})
+    staged = None
+    if services.read_cache is not None:
+        staged = ReadCache(services.store.git.common_dir, services.embedder, services.commit_files)
+        staged.directory = staged_read_model(services.store.git.common_dir)
+    return Proposing(**{**values, "sink": recorder, "read_cache": staged})
 
 
 def _memory_tips(store: Any) -> dict[str, str | None]:
@@ -94,6 +106,7 @@ def propose(services: Any, options: Any, *, handle_signals: bool = False) -> Out
     memory_tips = _memory_tips(store)  # read before the scan: a capture meanwhile makes the proposals stale
     recorder = ProposalRecorder(store)
     options = dataclasses.replace(options, dry_run=False)
+    _drop_staged(store.git.common_dir)
     report = trio.run(lambda: consolidate(_proposing(services, recorder), options, handle_signals=handle_signals,
                                           stop_at_first_signal=handle_signals))
     path = proposals_path(store.git.common_dir)
@@ -297,10 +310,10 @@ def listing(repo: Path, *, limit: int = SHOWN) -> Outcome:
                    "\n".join(lines))
 
 
-def apply(repo: Path, *, wait: float | None = None) -> Outcome:
+def apply(repo: Path, *, wait: float | None = None, expected_run: str | None = None) -> Outcome:
     """Write exactly the saved proposals (the notes and run record the proposing run would have written), under
     the run lock, if neither the memory refs nor our state refs moved since; then drop them. A moved ref refuses
-    (exit 1, nothing written, the proposals kept)."""
+    (exit 1, nothing written, the proposals kept). `expected_run`: refuse unless the proposals are that run's."""
     from memactors.actors.ports import StateChange, StateConflict
     from memactors.adapters.git.repo_lock import RepoLock
     from memactors.events.edge import Edge
@@ -311,6 +324,7 @@ def apply(repo: Path, *, wait: float | None = None) -> Outcome:
     store, document = _load(repo)
     if document is None:
         raise UsageError("no proposals to apply: `memactors consolidate --propose` makes some")
+    _check_run(document, expected_run)
     path = proposals_path(store.git.common_dir)
     if document["change"] is None:
         path.unlink(missing_ok=True)
@@ -333,10 +347,11 @@ def apply(repo: Path, *, wait: float | None = None) -> Outcome:
         except StateConflict as exc:
             return Outcome(None, STALE.format(why=f"another run wrote first: {exc}"), EXIT_ERRORS)
         path.unlink(missing_ok=True)
+        _install_staged(store.git.common_dir)
     counted = _counts(document)
     return Outcome({"applied": True, "run_id": document["run_id"], "refs_updated": refs, "counts": counted},
                    f"applied the proposals of run {document['run_id']} ({_phrase(counted)}): "
-                   f"{', '.join(refs)} written; recall's index follows at the next run")
+                   f"{', '.join(refs)} written")
 
 
 def _moved(store: Any, document: dict[str, Any]) -> str:
@@ -353,15 +368,46 @@ def _moved(store: Any, document: dict[str, Any]) -> str:
     return ""
 
 
-def discard(repo: Path) -> Outcome:
-    """Drop the saved proposals (nothing else changes); dropping none is not an error."""
+def discard(repo: Path, *, expected_run: str | None = None) -> Outcome:
+    """Drop the saved proposals (nothing else changes); dropping none is not an error. `expected_run`: refuse
+    unless the proposals are that run's."""
     store, document = _load_or_broken(repo)
+    if document is not None:
+        _check_run(document, expected_run)
     path = proposals_path(store.git.common_dir)
     path.unlink(missing_ok=True)
+    _drop_staged(store.git.common_dir)
     if document is None:
         return Outcome({"discarded": False}, "no proposals to discard")
     run_id = document.get("run_id", "?") if isinstance(document, dict) else "?"
     return Outcome({"discarded": True, "run_id": run_id}, f"discarded the proposals of run {run_id}")
+
+
+def _drop_staged(common_dir: Path) -> None:
+    import shutil
+
+    shutil.rmtree(staged_read_model(common_dir), ignore_errors=True)
+
+
+def _install_staged(common_dir: Path) -> None:
+    """Move the staged read model into place, each file by rename (the lexical index before the recall index:
+    a reader pairs them by run id), as the run would have written it; none staged (a run over some namespaces
+    keeps the read model as it is) moves nothing."""
+    from memactors.adapters.reading.lexical_index import LEXICAL_FILE
+    from memactors.adapters.reading.read_cache import CONTEXT_FILE, RECALL_FILE
+    from memactors.adapters.reading.surfacing_index import SURFACING_FILE
+
+    staged = staged_read_model(common_dir)
+    for name in (LEXICAL_FILE, RECALL_FILE, CONTEXT_FILE, SURFACING_FILE):
+        if (staged / name).exists():
+            os.replace(staged / name, common_dir / "memactors" / name)
+    _drop_staged(common_dir)
+
+
+def _check_run(document: dict[str, Any], expected_run: str | None) -> None:
+    if expected_run is not None and document.get("run_id") != expected_run:
+        raise UsageError(f"the proposals were replaced (now run {document.get('run_id')}, not {expected_run}) "
+                         "since you read them: review them again")
 
 
 def _load_or_broken(repo: Path) -> tuple[Any, Any]:

@@ -30,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 256 * 1024
 #: An address whose query is longer than this gets a short page saying so (a search is 2,000 characters at most).
 MAX_QUERY_BYTES = 16 * 1024
+#: Items each section of the proposals page lists (the rest are counted).
+PROPOSALS_SHOWN = 100
 #: Decided conflicts listed on the conflicts page, newest first.
 DECIDED_SHOWN = 20
 #: A memory's retention and quality factors as the page names them (its JSON keeps the field names).
@@ -247,6 +249,29 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
             raise UsageError("nothing changed: edit the summary, the namespace or the content first")
         await run(review.edit, repo, chosen, **changes)
 
+    async def proposals_page(request: Request) -> Response:
+        from memactors.adapters.operations import proposals
+
+        doc = (await run(proposals.listing, repo)).document
+        saved = doc if doc and doc.get("run_id") else None
+        notice = {"applied": "Applied: the proposals are written.", "discarded": "Discarded: nothing was written."}
+        return page(request, "proposals.html", {"json": doc, "doc": saved, "shown": PROPOSALS_SHOWN,
+                                                 "has_change": bool(saved and saved.get("change")),
+                                                 "notice": notice.get(request.query_params.get("done", ""))})
+
+    async def proposals_action(request: Request) -> Response:
+        from memactors.adapters.operations import proposals
+
+        data = await form(request)
+        action = request.path_params["action"]
+        if action not in ("apply", "discard"):
+            return problem(request, f"no proposals action {action!r}", 404)
+        done = await run(getattr(proposals, action), repo, expected_run=data.get("run_id") or None)
+        if done.document is None:
+            return problem(request, done.text, 409)
+        return RedirectResponse(f"/proposals?done={'applied' if action == 'apply' else 'discarded'}",
+                                status_code=303)
+
     async def not_superseded(request: Request) -> Response:
         from memactors.adapters.operations import memories
 
@@ -280,6 +305,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         Route("/conflicts/{conflict_id}/resolve", resolve, methods=["POST"]),
         Route("/review", review_page), Route("/review/{action}", review_action, methods=["POST"]),
         Route("/not-superseded/{memory_id:path}", not_superseded, methods=["POST"]),
+        Route("/proposals", proposals_page), Route("/proposals/{action}", proposals_action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={UsageError: usage_error, PermissionError: forbidden,
@@ -297,7 +323,8 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
 def back_to(request: Request) -> tuple[str, str]:
     """Where an error page leads back to: the page the user was on (its link and its name)."""
     path = request.scope.get("memactors.back") or request.url.path
-    pages = {"/review": "the review", "/conflicts": "the conflicts", "/timeline": "the timeline", "/runs": "the runs"}
+    pages = {"/review": "the review", "/conflicts": "the conflicts", "/timeline": "the timeline", "/runs": "the runs",
+             "/proposals": "the proposals"}
     for start, name in pages.items():
         if path == start or path.startswith(start + "/") or path.startswith(start + "?"):
             return (path if "?" in path else start), name
