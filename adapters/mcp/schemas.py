@@ -68,6 +68,28 @@ class DateAnswer(Answer):
     alternatives: list[Alternative] = Field(default_factory=list)
 
 
+class Citation(Answer):
+    id: str = Field(description="The memory's id (or summary:<id>); pass it to show or graph.")
+    title: str = ""
+    timestamp: str | None = Field(None, description="When it was captured (ISO 8601).")
+    quote: str = Field("", description="What the answer quotes of it (empty when an LLM composed the answer).")
+    replaced_by: str | None = Field(None, description="Set when a newer memory replaced it.")
+
+
+class ComposedAnswer(Answer):
+    """An answer to the question composed from the memories (recall with answer: true)."""
+
+    text: str = Field(description="The answer, each statement followed by the [id] of the memory it rests on; "
+                                  "'The memories do not say.' when none answers.")
+    answered: bool = Field(description="False when the memories do not say.")
+    citations: list[Citation] = Field(default_factory=list, description="The memories the answer rests on, "
+                                                                        "in its order.")
+    reasoning: str = Field(description="Which memories were used and why, in a sentence or three.")
+    confidence: float = Field(description="0..1.")
+    provider: str = Field(description="'offline' (quoted), or the LLM provider that composed it.")
+    left_out: list[str] = Field(default_factory=list, description="Ids of replaced memories not used.")
+
+
 class RecallAnswer(Listed):
     """Every recall answers in this one envelope."""
 
@@ -75,6 +97,8 @@ class RecallAnswer(Listed):
     results: list[Hit] = Field(description="Best first. Empty when nothing is relevant.")
     nothing_relevant: bool = Field(False, description="True when no memory answers the query.")
     date_answer: DateAnswer | None = Field(None, description="Set for a date question ('when did we ...').")
+    answer: ComposedAnswer | None = Field(None, description="Set when asked for (answer: true): the answer "
+                                                            "composed from the memories, citing them.")
     notes: list[str] = Field(default_factory=list, description="What the store said while answering.")
 
 

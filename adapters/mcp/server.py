@@ -56,6 +56,9 @@ Limit = Annotated[int, Field(ge=1, le=25, description="How many results, 1..25."
 Namespaces = Annotated[list[Namespace] | None, Field(description="Only these namespaces (default: all).")]
 Reason = Annotated[bool, Field(description="Answer with a dated, reasoned answer even when the query is not "
                                            "worded as a date question.")]
+AnswerIt = Annotated[bool, Field(description="Also answer the question from the memories: the supporting "
+                                             "statements, each cited by id, the reasoning and a confidence, or "
+                                             "'The memories do not say.'")]
 Summary = Annotated[str, Field(min_length=1, max_length=100, description="One complete statement, at most 100 "
                                                                           "characters, on one line.")]
 Content = Annotated[str, Field(max_length=20_000, description="The why: a few sentences (at most 20,000 "
@@ -154,6 +157,10 @@ def answer(model: type[BaseModel], document: dict[str, Any], key: str | None = N
     shaped = model.model_validate(document).model_dump(mode="json", exclude_defaults=False)
     fitted = fit(shaped, key)
     return CallToolResult(content=[TextContent(type="text", text=_compact(fitted))], structured_content=fitted)
+
+
+#: `answer` under another name, for the recall tool, whose `answer` parameter hides it.
+tool_result = answer
 
 
 def _recall_envelope(query: str, document: Any, notes: list[str]) -> dict[str, Any]:
@@ -298,14 +305,25 @@ def build_server(repo: Path) -> tuple[MCPServer, MemoryTools]:
     @server.tool(description="Search the project's memories and summaries by meaning and words. Use before "
                  "deciding anything the project may have decided, and for 'what/why/when did we ...'. Hot and "
                  "warm memories come first; a result with superseded_by was replaced (do not act on it). A date "
-                 "question ('when did we switch to X') also gets date_answer, with its sources. nothing_relevant "
-                 "says when no memory answers.", annotations=READ)
+                 "question ('when did we switch to X') also gets date_answer, with its sources. With answer: true, an "
+                 "answer composed from the memories, each cited by id. nothing_relevant says when no memory "
+                 "answers.", annotations=READ)
     async def recall(query: Query, mode: RecallMode = None, limit: Limit = 8, namespace: Namespaces = None,
-                     reason: Reason = False) -> Annotated[CallToolResult, schemas.RecallAnswer]:
+                     reason: Reason = False, answer: AnswerIt = False) -> Annotated[CallToolResult,
+                                                                                    schemas.RecallAnswer]:
         notes: list[str] = []
+        if answer:
+            from memactors.adapters.operations.answer import answer as composed
+
+            outcome = await tools.run(composed, query, mode=mode, limit=limit, namespaces=namespace, notes=notes,
+                                      needs_model=True)
+            envelope = _recall_envelope(query, outcome.document["results"], notes)
+            envelope["answer"] = outcome.document["answer"]
+            envelope["nothing_relevant"] = not outcome.document["answer"]["answered"]
+            return tool_result(schemas.RecallAnswer, envelope, "results")
         outcome = await tools.run(recalls.recall, query, mode=mode, limit=limit, namespaces=namespace,
                                   reason=reason, notes=notes, needs_model=True)
-        return answer(schemas.RecallAnswer, _recall_envelope(query, outcome.document, notes), "results")
+        return tool_result(schemas.RecallAnswer, _recall_envelope(query, outcome.document, notes), "results")
 
     @server.tool(description="One memory, or a summary (summary:<id>): its text, tier and retention, what it "
                  "replaces or what replaced it, its copies and conflicts.", annotations=READ)
