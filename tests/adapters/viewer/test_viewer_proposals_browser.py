@@ -1,0 +1,93 @@
+"""Consolidation proposals in real Chromium: the Proposals page shows what `consolidate --propose` would write (a
+summary with its members, a supersession and a contradiction with their reasons, tier moves), Apply writes it,
+Discard drops the next ones and writes nothing."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.adapters.operations.test_proposals import build, refs_and_bytes
+from tests.adapters.viewer.test_viewer_browser import CHROMIUM, FLAGS
+from tests.conftest import NOW, Repo
+
+
+@pytest.fixture
+def proposed(repo: Repo, cli) -> Repo:
+    build(repo)
+    done = cli("consolidate", "--propose", "--repo", str(repo.path))
+    assert done.returncode == 0, done.stderr
+    return repo
+
+
+@pytest.fixture
+def served_proposals(proposed: Repo) -> Iterator[str]:
+    process = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "view", "--no-open",
+                                "--repo", str(proposed.path)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
+        assert found, line
+        yield found[0]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_user_reviews_applies_and_discards_proposals(proposed: Repo, served_proposals: str, cli,
+                                                       tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM is not None, "chromium is required here (MEMACTORS_REQUIRE_BROWSER=1): apt-get install chromium"
+    repo = proposed
+    before = refs_and_bytes(repo)
+    problems: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(served_proposals)
+        page.get_by_role("link", name="Proposals").first.click()
+        assert page.locator("h1").inner_text() == "Proposals"
+        summary = page.locator("section.proposal.summary")
+        assert summary.count() == 1
+        members = summary.locator("li").all_inner_texts()
+        assert sorted(members) == ["Retries must be idempotent", "Retries must be idempotent, always",
+                                   "Retries need idempotency keys"]
+        replaced = page.locator("#supersessions + ul li", has_text="Switch storage from SQLite to PostgreSQL")
+        assert "Use SQLite for storage" in replaced.inner_text() and "Because: " in replaced.inner_text()
+        conflict = page.locator("#conflicts + ul li")
+        assert "Do not use Redis for session caching" in conflict.inner_text()
+        assert "undecided" in conflict.inner_text() and "Because: " in conflict.inner_text()
+        assert page.locator("table.tiers tbody tr").count() == 7
+        page.screenshot(path=str(tmp_path / "proposals.png"), full_page=True)
+        assert refs_and_bytes(repo) == before  # looking writes nothing
+
+        page.get_by_role("button", name="Apply the proposals").click()
+        assert "Applied" in page.get_by_role("status").inner_text()
+        assert page.get_by_text("No proposals wait").is_visible()
+        applied = refs_and_bytes(repo)
+        assert {"refs/notes/mem-meta", "refs/notes/mem-summaries", "refs/notes/mem-edges",
+                "refs/notes/mem-runs"} <= set(applied["refs"])
+        conflicts = page.request.get(served_proposals.split("/?")[0] + "/conflicts?format=json").json()
+        assert len(conflicts) == 1  # the proposed contradiction now waits for the user
+
+        repo.capture("progress", "Milestone 1 done", "Tests green.", when=NOW - timedelta(days=1))
+        assert cli("consolidate", "--propose", "--repo", str(repo.path)).returncode == 0
+        captured = refs_and_bytes(repo)
+        page.reload()
+        assert page.locator("table.tiers").inner_text().count("Milestone 1 done") == 1
+        page.get_by_role("button", name="Discard the proposals").click()
+        assert "Discarded" in page.get_by_role("status").inner_text()
+        assert page.get_by_text("No proposals wait").is_visible()
+        assert refs_and_bytes(repo) == captured
+        browser.close()
+    assert problems == []
+    assert (tmp_path / "proposals.png").stat().st_size > 5_000
