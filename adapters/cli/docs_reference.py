@@ -160,8 +160,11 @@ def settings_rows() -> Iterable[tuple[list[str], str, str, str, str]]:
     prefix = str(Settings.model_config.get("env_prefix", ""))
     for name, field in Settings.model_fields.items():
         yield _names(name, field, prefix), _type(field), _field_default(field), _bounds(field), field.description or ""
+    settings_read = {name for field_name, field in Settings.model_fields.items()
+                     for name in _names(field_name, field, prefix)}
     for variable in READ_ELSEWHERE:
-        yield [variable.name], variable.type, variable.default, "", variable.meaning
+        if variable.name not in settings_read:  # a hook's own reading of a variable Settings reads too
+            yield [variable.name], variable.type, variable.default, "", variable.meaning
 
 
 def settings_page() -> str:
