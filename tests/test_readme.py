@@ -85,3 +85,17 @@ def test_the_readme_stays_short_and_keeps_the_test_command() -> None:
     assert len(README.splitlines()) <= 250
     assert "```sh\npytest\n```" in README
     assert "pytest-xdist" in README
+
+
+def test_the_package_source_points_only_at_files_a_checkout_holds() -> None:
+    """Docstrings and comments name docs pages and repository files that exist, never a README section (its
+    depth moved to docs/) nor a file outside the repository."""
+    wrong = []
+    for root in ("adapters", "actors", "events", "bus"):
+        for path in sorted((ROOT / root).rglob("*.py")):
+            text = path.read_text()
+            where = path.relative_to(ROOT).as_posix()
+            wrong += [f"{where}: {m}" for m in re.findall(r"\(README[,)][^)]*\)?|DESIGN\.md|\.\./shared", text)]
+            wrong += [f"{where}: {p}" for p in re.findall(r"(?<![\"'/\w])((?:bench|tests|docs)/[\w./-]*\w)", text)
+                      if not (ROOT / p).exists()]
+    assert not wrong, wrong

@@ -51,7 +51,7 @@ DECIDED = frozenset({"decisions", "patterns"})
 RULES = 4
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
-#: A named replacement, a later state of a task, a restatement: how sure the heuristic is (README, "Judging").
+#: A named replacement, a later state of a task, a restatement: how sure the heuristic is (docs/consolidation.md).
 CONFIDENCE = 0.6
 #: How sure it is that a pair where one memory asserts nothing holds no supersession.
 NOT_A_CLAIM = 0.9

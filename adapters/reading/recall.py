@@ -58,11 +58,11 @@ SEMANTIC_WEIGHT = 0.8
 #: Below this blended relevance an entry is noise, not a result (unrelated MiniLM pairs score ~0.1-0.3).
 MIN_RELEVANCE = 0.3
 #: A first-tier result at or above this relevance answers the question well enough that colder tiers
-#: are not searched; chosen from bench/labels/recall_questions.json (README, "Recall").
+#: are not searched; chosen from bench/labels/recall_questions.json (docs/recall.md).
 RELEVANCE_BAR = 0.45
 #: The evidence (relevance with every question word counted) one listed result must reach for the answer to be
 #: more than "nothing relevant": no tuning question of bench/labels/real_store_questions.json or
-#: recall_questions.json with its answer in the top 5 falls below it (README, "Recall").
+#: recall_questions.json with its answer in the top 5 falls below it (docs/recall.md).
 EVIDENCE_BAR = 0.33
 #: Without vectors: the IDF-weighted share of all the question's words one listed result must hold.
 LEXICAL_EVIDENCE_BAR = 0.25

@@ -73,7 +73,7 @@ def test_a_prefetch_that_failed_raises_where_the_vector_is_asked_for(tmp_path: P
 
 
 def test_the_default_cluster_threshold_separates_the_labelled_pairs(model: LocalMiniLM) -> None:
-    """Evidence for MEMACTORS_CLUSTER_THRESHOLD (see bench/threshold_eval.py and the README)."""
+    """Evidence for MEMACTORS_CLUSTER_THRESHOLD (see bench/threshold_eval.py and docs/benchmarks.md)."""
     pairs = json.loads(FIXTURE.read_text())
     a = model.embed([p["a"] for p in pairs])
     b = model.embed([p["b"] for p in pairs])
