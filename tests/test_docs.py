@@ -103,3 +103,11 @@ def test_the_architecture_page_names_the_floors_in_order() -> None:
     chain = re.search(r"\((system <- [a-z <-]+)\)", page)
     assert chain, "docs/architecture.md names no chain of floors"
     assert tuple(chain.group(1).split(" <- ")) == FLOORS
+
+
+def test_the_architecture_table_lists_the_floors_ground_first() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `adapters/([a-z]+)/` \|[^|]*\| ([^|]+) \|$", page, re.M)
+    assert [name for _, name, _ in rows] == list(FLOORS)
+    for floor, name, below in rows:
+        assert below.strip() == (", ".join(FLOORS[: int(floor)]) or "nothing"), name
