@@ -30,7 +30,8 @@ class Settings(BaseSettings):
     retention_partial_superseded_factor: float = Field(0.7, ge=0, le=1,
         description="retention multiplier for a memory a newer one replaces in part")
     retention_summarized_half_life_factor: float = Field(0.5, gt=0, le=1,
-        description="a member of a summary ages this much faster (its half-life times this)")
+        description="a member of a summary ages this much faster (its half-life times this): the summary "
+                    "carries what it said")
     tier_hot_threshold: float = Field(0.6, ge=0, le=1, description="retention score at or above which a memory is hot")
     tier_warm_threshold: float = Field(0.3, ge=0, le=1,
         description="retention score at or above which a memory is warm")
