@@ -17,8 +17,10 @@ DOCS = {path.relative_to(ROOT).as_posix(): path.read_text() for path in sorted((
 GETTING_STARTED = DOCS["docs/getting-started.md"]
 #: The hand-written command tables: the README's short one and the docs' one at a glance.
 TABLES = {"README.md": README, "docs/getting-started.md": GETTING_STARTED}
-#: `| \`memactors ...\` | ... |` rows of a command table.
-ROWS = [(name, row) for name, text in TABLES.items() for row in re.findall(r"^\| `memactors ([^`]+)` \|", text, re.M)]
+#: `| \`memactors ...\` | ... |` rows of a command table: the first cell, whose alternatives may be split into
+#: code spans (`a` \| `b`: a pipe inside a code span would end the cell on GitHub, and show its backslash in mkdocs).
+ROWS = [(name, row.replace("` \\| `", " | ").replace("\\|", "|")) for name, text in TABLES.items()
+        for row in re.findall(r"^\| `memactors ((?:\\\||[^|])+?)` \|", text, re.M)]
 
 
 def _subparsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
