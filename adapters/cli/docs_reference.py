@@ -31,12 +31,17 @@ _BANNER = f"<!-- Generated from the code by `{REGENERATE}`; edit the code, not t
 def _text(value: str) -> str:
     """Plain prose as Markdown: code spans kept, characters Markdown would read as markup escaped, one line."""
     parts = re.split(r"(`[^`]*`)", " ".join(value.split()))
-    return "".join(part if part.startswith("`") else re.sub(r"([\\*\[\]<>_|])", r"\\\1", part) for part in parts)
+    return "".join(part if part.startswith("`") else
+                   re.sub(r"([\\*\[\]_])", r"\\\1", part).replace("<", "&lt;").replace(">", "&gt;")
+                   for part in parts)
 
 
 def _cell(value: str) -> str:
-    """`_text` for a table cell (a pipe inside a code span does not end a cell: it stays as it is)."""
-    return _text(value)
+    """`_text` for a table cell: a pipe escaped, and a code span holding one split around it (GitHub would end
+    the cell at that pipe, and mkdocs shows an escaped one with its backslash)."""
+    parts = re.split(r"(`[^`]*`)", _text(value))
+    return "".join(r" \| ".join(f"`{piece.strip()}`" for piece in part.strip("`").split("|"))
+                   if part.startswith("`") else part.replace("|", r"\|") for part in parts)
 
 
 def _code(value: str) -> str:
