@@ -15,12 +15,15 @@ What it finds is a candidate like the run's, marked `fresh`; nothing is written.
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from memactors.adapters.claude.note_tips import NOTES_PREFIX as _REF_PREFIX
+from memactors.adapters.claude.note_tips import git as _git
+from memactors.adapters.claude.note_tips import memory_tips
+
+TYPE_CHECKING = False  # typing and dataclasses cost the per-turn surfacing hook milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
 
 #: The namespaces a session needs at once: what was decided, learned, and what blocks the work.
 FRESH_NAMESPACES = ("decisions", "learnings", "blockers")
@@ -32,82 +35,33 @@ MAX_NOTE_BYTES = 1 << 20
 #: New entries judged, the last written first: three times what the block shows (some do not read, some the run
 #: already knows by title).
 MAX_FRESH_ENTRIES = 24
-_REF_PREFIX = "refs/notes/mem/"
-_TIMEOUT = 2.0
+#: Of a memory's body, what `with_text` keeps for matching words (the surfacing hook's prompts and errors).
+MAX_TEXT = 2000
 
 
-@dataclass
 class FreshMemories:
     """The candidates found, newest first, and whether more were written than were read."""
 
-    candidates: list[dict[str, Any]] = field(default_factory=list)
-    more: bool = False
+    __slots__ = ("candidates", "more")
+
+    def __init__(self, candidates: list[dict[str, Any]] | None = None, more: bool = False) -> None:
+        self.candidates = [] if candidates is None else candidates
+        self.more = more
 
 
-def memory_tips(common: Path, refs: tuple[str, ...]) -> dict[str, str]:
-    """The tips of `refs` (those that exist), from the ref files; `git for-each-ref` for a reftable repository."""
-    if (common / "reftable").is_dir():
-        return _tips_by_git(common, refs)
-    tips: dict[str, str] = {}
-    packed: dict[str, str] | None = None
-    for ref in refs:
-        try:
-            value = (common / ref).read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            if packed is None:
-                packed = _packed_refs(common)
-            if ref in packed:
-                tips[ref] = packed[ref]
-            continue
-        except (OSError, UnicodeDecodeError):
-            return _tips_by_git(common, refs)
-        if value.startswith("ref:"):
-            return _tips_by_git(common, refs)
-        tips[ref] = value
-    return tips
-
-
-def _packed_refs(common: Path) -> dict[str, str]:
-    try:
-        text = (common / "packed-refs").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    found = {}
-    for line in text.splitlines():
-        if line and line[0] not in "#^":
-            sha, _, name = line.partition(" ")
-            if name.startswith(_REF_PREFIX):
-                found[name.strip()] = sha
-    return found
-
-
-def _git(common: Path, *args: str, data: bytes | None = None) -> bytes:
-    """stdout of git in `common`; raises OSError when git fails or takes too long."""
-    try:
-        done = subprocess.run(["git", f"--git-dir={common}", *args], input=data, capture_output=True,
-                              timeout=_TIMEOUT, check=False, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except (subprocess.SubprocessError, OSError) as exc:
-        raise OSError(f"git {args[0]}: {exc}") from None
-    if done.returncode != 0:
-        raise OSError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()[:200]}")
-    return done.stdout
-
-
-def _tips_by_git(common: Path, refs: tuple[str, ...]) -> dict[str, str]:
-    out = _git(common, "for-each-ref", "--format=%(refname) %(objectname)", *refs).decode()
-    return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
-
-
-def fresh_memories(common: Path, document: Mapping[str, Any]) -> FreshMemories:
-    """What was captured in `FRESH_NAMESPACES` since the run that wrote `document` (see the module).
+def fresh_memories(common: Path | str, document: Mapping[str, Any], namespaces: tuple[str, ...] = FRESH_NAMESPACES,
+                   *, with_text: bool = False, current: Mapping[str, str] | None = None) -> FreshMemories:
+    """What was captured in `namespaces` since the run that wrote `document` (see the module); `with_text`
+    adds each candidate's `text` (summary and body, at most MAX_TEXT) and `tags`; `current` are the refs' tips
+    when the caller has read them already.
 
     Nothing when the document records no tips (a cache from before they were recorded). Raises OSError
     when git cannot say (the caller notes it and shows the block without them)."""
     recorded = document.get("memory_tips")
     if not isinstance(recorded, dict):
         return FreshMemories()
-    refs = tuple(_REF_PREFIX + namespace for namespace in FRESH_NAMESPACES)
-    current = memory_tips(common, refs)
+    refs = tuple(_REF_PREFIX + namespace for namespace in namespaces)
+    current = memory_tips(common, refs) if current is None else current
     moved = [ref for ref in refs if ref in current and current[ref] != recorded.get(ref)]
     if not moved:
         return FreshMemories()
@@ -124,7 +78,7 @@ def fresh_memories(common: Path, document: Mapping[str, Any]) -> FreshMemories:
             if len(found.candidates) >= MAX_FRESH_ENTRIES:
                 found.more = True
                 break
-            candidate = _candidate(ref[len(_REF_PREFIX):], commit, index, text)
+            candidate = _candidate(ref[len(_REF_PREFIX):], commit, index, text, with_text)
             if candidate is not None:
                 found.candidates.append(candidate)
     found.candidates.sort(key=lambda c: -c["anchor"])
@@ -204,7 +158,8 @@ def _entries(text: str) -> dict[str, int]:
     return entries
 
 
-def _candidate(namespace: str, commit: str, index: int, text: str) -> dict[str, Any] | None:
+def _candidate(namespace: str, commit: str, index: int, text: str, with_text: bool = False
+               ) -> dict[str, Any] | None:
     """A context candidate for one entry, as the run would build it; None when it cannot be read here or does
     not read as a statement."""
     from datetime import datetime, timezone  # here: a hook with nothing new never imports it
@@ -234,6 +189,10 @@ def _candidate(namespace: str, commit: str, index: int, text: str) -> dict[str, 
     if not traits.readable or not summary.strip():
         return None
     quality = quality_score(QualityWeights(), traits)
-    return {"kind": "memory", "id": f"{namespace}:{commit}:{index}", "namespace": namespace, "title": traits.title,
-            "quality": quality, "timestamp": moment.isoformat(), "anchor": moment.timestamp(), "score": quality,
-            "activation_count": 0, "terms": [], "fresh": True}
+    found = {"kind": "memory", "id": f"{namespace}:{commit}:{index}", "namespace": namespace, "title": traits.title,
+             "quality": quality, "timestamp": moment.isoformat(), "anchor": moment.timestamp(), "score": quality,
+             "activation_count": 0, "terms": [], "fresh": True}
+    if with_text:
+        found["text"] = f"{summary}\n{body}"[:MAX_TEXT]
+        found["tags"] = list(tags)
+    return found

@@ -16,7 +16,7 @@ Never a memory twice in a session, what SessionStart injected included
 per session. It reads only the surfacing index the last run wrote
 (adapters/reading/surfacing_index.py): no model, no pipeline. Always exit 0:
 any failure is silence plus one line in `<common dir>/memactors/surface.log`.
-`MEMACTORS_SURFACING=off` (or the hooks-off marker) makes it a no-op.
+`MEMACTORS_SURFACING_ENABLED=false` (or `MEMACTORS_SURFACING=off`, or the hooks-off marker) makes it a no-op.
 """
 
 from __future__ import annotations
@@ -28,16 +28,23 @@ import time
 import zlib
 
 from memactors.adapters.claude.git_dirs import common_dir_of, relative_to_work_tree
-from memactors.adapters.claude.hook_switch import hooks_off
+from memactors.adapters.claude.hook_switch import SURFACING_SWITCH, hooks_off, switched_off
 from memactors.adapters.claude.session_seen import SessionSeen
-from memactors.adapters.reading.surfacing_index import SURFACING_FILE, for_file, for_text, open_index
+from memactors.adapters.reading.surfacing_index import (
+    SURFACING_FILE,
+    fresh_for_file,
+    fresh_for_text,
+    for_file,
+    for_text,
+    open_index,
+)
 
 TYPE_CHECKING = False  # typing and pathlib cost this hook milliseconds on every tool call
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from memactors.adapters.reading.surfacing_index import Surfaced
+    from memactors.adapters.reading.surfacing_index import FreshSubject, Surfaced
 
 FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write"})
 PER_EVENT = 3
@@ -55,7 +62,7 @@ LOG_FILE = "surface.log"
 def run(stdin: Any = None, stdout: Any = None, environ: Mapping[str, str] | None = None) -> int:
     """The hook's whole job; always 0."""
     env = os.environ if environ is None else environ
-    if hooks_off(env) or env.get("MEMACTORS_SURFACING", "").strip().lower() in ("off", "0", "false", "no"):
+    if hooks_off(env) or switched_off(SURFACING_SWITCH, env):
         return 0
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
@@ -101,32 +108,52 @@ def offered(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | 
             path = relative_to_work_tree(target, os.fspath(cwd)) if isinstance(target, str) and target else None
             if path is None or (db := open_index(index)) is None:
                 return "", "", 0.0, []
-            found = for_file(db, path, 0.0 if everything else FILE_BAR, limit)
+            bar = 0.0 if everything else FILE_BAR
+            found = fresh_for_file(_fresh(db, common), path, bar) + for_file(db, path, bar, limit)
             return f"Memories about {path} (memactors):", f"file {path}", FILE_BAR, _weighed(found, FILE_BAR)
         if event == "PostToolUseFailure" and tool == "Bash":
             error = str(hook.get("error") or "")[:4000]
             if not error.strip() or (db := open_index(index)) is None:
                 return "", "", 0.0, []
-            found = for_text(db, error, 0.0 if everything else ERROR_BAR, ("blockers", "learnings"), limit)
+            bar, kinds = 0.0 if everything else ERROR_BAR, ("blockers", "learnings")
+            found = fresh_for_text(db, _fresh(db, common), error, bar, kinds) + for_text(db, error, bar, kinds, limit)
             return ("Past blockers and learnings that match this error (memactors):", "error words", ERROR_BAR,
-                    found)
+                    found[:limit])
         if event == "UserPromptSubmit":
             prompt = str(hook.get("prompt") or "")[:4000]
             if not prompt.strip() or (db := open_index(index)) is None:
                 return "", "", 0.0, []
-            found = for_text(db, prompt, 0.0 if everything else PROMPT_BAR, None, limit)
-            return "Memories that may answer this (memactors):", "prompt words", PROMPT_BAR, found
+            bar = 0.0 if everything else PROMPT_BAR
+            found = fresh_for_text(db, _fresh(db, common), prompt, bar, None) + for_text(db, prompt, bar, None, limit)
+            return "Memories that may answer this (memactors):", "prompt words", PROMPT_BAR, found[:limit]
         return "", "", 0.0, []
     finally:
         if db is not None:
             db.close()
 
 
+def _fresh(db: Any, common: str | os.PathLike[str]) -> list[FreshSubject]:
+    """Memories captured since the index's run (adapters/claude/fresh_surfacing.py: a few ref files when
+    nothing was); [] and a line in the log when git cannot say."""
+    from memactors.adapters.claude.fresh_surfacing import fresh_subjects
+
+    try:
+        return fresh_subjects(db, os.fspath(common))
+    except OSError as exc:
+        _log(os.fspath(common), f"memories captured since the last run not read: {exc}")
+        return []
+
+
+def _line(s: Surfaced) -> str:
+    """One memory as the hook prints it; one captured since the last run says so."""
+    return f"- [{s.namespace} {s.date}{', new since the last run' if s.new else ''}] {s.title} ({s.id})"
+
+
 def _weighed(found: list[Surfaced], bar: float) -> list[Surfaced]:
     """A file's memories as the hook weighs them: the strongest CONSIDERED above the bar, decisions and blockers
-    first; then (for --explain) the rest in their order."""
+    first, those captured since the last run first among them; then (for --explain) the rest in their order."""
     above = [s for s in found if s.strength >= bar][:CONSIDERED]
-    above.sort(key=lambda s: (s.namespace not in FIRST, -s.strength))
+    above.sort(key=lambda s: (s.namespace not in FIRST, not s.new, -s.strength))
     return above + [s for s in found if s not in above]
 
 
@@ -140,7 +167,7 @@ def respond(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | 
     shown = _unseen(hook, event, found, os.fspath(common), _session_cap(env))
     if not shown:
         return ""
-    lines = [heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)]
+    lines = [heading, *(_line(s) for s in shown)]
     return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": "\n".join(lines)}})
 
 
@@ -163,11 +190,12 @@ def explain(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | 
         room = max(0, min(PER_EVENT, _session_cap(env) - seen.shown))
     shown = [] if answered else [s for s in considered if s.id not in seen_ids][:room]
     rows = [{"id": s.id, "namespace": s.namespace, "date": s.date, "title": s.title,
-             "weight": round(s.strength, 4), "above_bar": s.strength >= bar, "seen_this_session": s.id in seen_ids,
+             "weight": round(s.strength, 4), "above_bar": s.strength >= bar, "new_since_last_run": s.new,
+             "seen_this_session": s.id in seen_ids,
              "would_show": s in shown} for s in found]
     return {"event": hook.get("hook_event_name"), "signal": signal, "bar": bar, "candidates": rows,
             "already_answered": answered,
-            "would_print": "\n".join([heading, *(f"- [{s.namespace} {s.date}] {s.title} ({s.id})" for s in shown)])
+            "would_print": "\n".join([heading, *(_line(s) for s in shown)])
             if shown else ""}
 
 

@@ -129,8 +129,25 @@ def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | 
         return None
 
 
-def _rows(db: sqlite3.Connection, term: str) -> list[int]:
+def rows_matching(db: sqlite3.Connection, term: str) -> list[int]:
+    """The rowids of `db`'s `entries` that hold `term` (an FTS5 query)."""
     return [r for (r,) in db.execute("SELECT rowid FROM entries WHERE entries MATCH ?", (term,))]
+
+
+def word_term(word: str) -> str:
+    """The FTS5 query for one word: the word itself, quoted."""
+    return f'"{word}"'
+
+
+def prefix_term(word: str) -> str | None:
+    """The FTS5 query for a long word no entry holds as it is: its start as a prefix ("linter" finds
+    "linting"); None for a short word."""
+    return f'"{word[:max(4, len(word) - 2)]}"*' if len(word) >= PREFIX_FROM else None
+
+
+def idf(total: int, holding: int) -> float:
+    """BM25's inverse document frequency: a word few of `total` rows hold weighs more."""
+    return math.log(1 + (total - holding + 0.5) / (holding + 0.5))
 
 
 def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> LexicalMatch:
@@ -138,22 +155,21 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> Lexical
     if not words:
         return LexicalMatch({}, [])
     total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
-    terms = {w: f'"{w}"' for w in words}
-    holding = {w: _rows(db, terms[w]) for w in words}
+    terms = {w: word_term(w) for w in words}
+    holding = {w: rows_matching(db, terms[w]) for w in words}
     for w in words:
-        if not holding[w] and len(w) >= PREFIX_FROM:
+        if not holding[w] and (prefix := prefix_term(w)):
             # a word no entry holds may hold its stem another way ("linter" and "linting"): its start, as a prefix
-            terms[w] = f'"{w[:max(4, len(w) - 2)]}"*'
-            holding[w] = _rows(db, terms[w])
+            terms[w] = prefix
+            holding[w] = rows_matching(db, prefix)
     best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
                       "ORDER BY rank LIMIT ?",
                       (*FIELD_WEIGHTS, " OR ".join(terms.values()), depth)).fetchall()
-    # BM25's inverse document frequency: a word few rows hold weighs more
-    idf = {w: math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) for w, rows in holding.items()}
-    known = sum(weight for w, weight in idf.items() if holding[w])
+    weights = {w: idf(total, len(rows)) for w, rows in holding.items()}
+    known = sum(weight for w, weight in weights.items() if holding[w])
     share: dict[int, float] = {}
-    for word, weight in idf.items():
+    for word, weight in weights.items():
         for row in holding[word]:
             share[row] = share.get(row, 0.0) + weight / known
     return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best], known=known,
-                        unknown=sum(weight for w, weight in idf.items() if not holding[w]), rows=total)
+                        unknown=sum(weight for w, weight in weights.items() if not holding[w]), rows=total)

@@ -83,12 +83,16 @@ class RecallIndex:
 
 
 class ReadCache:
-    """`ReadModelSink` for the persister, and the loader recall uses."""
+    """`ReadModelSink` for the persister, and the loader recall uses. With `surfacing` off (the stage's switch)
+    it builds no surfacing index and removes one an earlier run wrote (a stale index would speak when the
+    hook is switched on again before the next run)."""
 
-    def __init__(self, common_dir: Path, embedder: Embedder | None = None, files: CommitFiles | None = None) -> None:
+    def __init__(self, common_dir: Path, embedder: Embedder | None = None, files: CommitFiles | None = None,
+                 *, surfacing: bool = True) -> None:
         self.directory = common_dir / "memactors"
         self._embedder = embedder
         self._files = files
+        self._surfacing = surfacing
         self._written: bytes | None = None  # digest of what this instance last wrote
 
     # --- write ---------------------------------------------------------------------
@@ -102,7 +106,8 @@ class ReadCache:
         digest = hashlib.sha256(table["entry_blob"].tobytes()
                                 + json.dumps([model.memory_tips, summary_texts], sort_keys=True).encode()).digest()
         if digest == self._written and all((self.directory / name).exists()
-                                           for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE, SURFACING_FILE)):
+                                           for name in (RECALL_FILE, LEXICAL_FILE, CONTEXT_FILE,
+                                                        *((SURFACING_FILE,) if self._surfacing else ()))):
             return
         vectors = np.zeros((0, 0), dtype=np.float16)
         model_id = None
@@ -134,7 +139,10 @@ class ReadCache:
         context = json.dumps(context_document(model, branch_label=_branch_labels(self.directory.parent)),
                              ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
-        self._write_surfacing(model)
+        if self._surfacing:
+            self._write_surfacing(model)
+        else:
+            (self.directory / SURFACING_FILE).unlink(missing_ok=True)
 
     def _write_surfacing(self, model: ReadModel) -> None:
         """The surfacing index: readable, standing memories, the files each is about, their words."""
@@ -157,7 +165,7 @@ class ReadCache:
         memories = [Surfaceable(id=e.id, namespace=e.namespace, date=(e.last_seen or e.timestamp).date().isoformat(),
                                 title=e.title or e.summary, body=f"{e.summary}\n{e.excerpt}",
                                 tags=" ".join((e.namespace, *e.tags))) for e in chosen]
-        write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id)
+        write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id, model.memory_tips)
 
     def apply_decisions(self, superseded_by: dict[str, str | None],
                         decided: Sequence[tuple[str, str]] = ()) -> bool:

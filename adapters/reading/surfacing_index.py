@@ -11,14 +11,27 @@ runs on every tool call and pays for every import):
 - `file`: repository-relative path -> memory, with the file signal's weight
   (actors/algorithms/file_signal.py);
 - `entries`: their FTS5 text (title, body, tags), rowid = memory row, for
-  errors and prompts (adapters/reading/lexical_index.py).
+  errors and prompts (adapters/reading/lexical_index.py);
+- `meta`: the run that wrote it and the memory refs' tips it read, so the hook
+  can tell what was captured since and weigh those memories too (`fresh_for_file`,
+  `fresh_for_text`).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
-from memactors.adapters.reading.lexical_index import create_entries, match_words, query_words, replace_database
+from memactors.adapters.reading.lexical_index import (
+    create_entries,
+    idf,
+    match_words,
+    prefix_term,
+    query_words,
+    replace_database,
+    rows_matching,
+    word_term,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,23 +56,28 @@ class Surfaceable:
 
 
 class Surfaced:
-    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds)."""
+    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds);
+    `new`: captured since the run that wrote the index."""
 
-    __slots__ = ("id", "namespace", "date", "title", "strength")
+    __slots__ = ("id", "namespace", "date", "title", "strength", "new")
 
-    def __init__(self, id: str, namespace: str, date: str, title: str, strength: float) -> None:
+    def __init__(self, id: str, namespace: str, date: str, title: str, strength: float, new: bool = False) -> None:
         self.id, self.namespace, self.date, self.title, self.strength = id, namespace, date, title, strength
+        self.new = new
 
 
 def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
-                          links: Mapping[str, Sequence[tuple[int, float]]], run_id: str) -> None:
-    """Replace the index at `path`; `links` maps a path to (position in `memories`, weight).
-    Without FTS5 the index holds files only (errors and prompts then stay silent)."""
+                          links: Mapping[str, Sequence[tuple[int, float]]], run_id: str,
+                          memory_tips: Mapping[str, str] | None = None) -> None:
+    """Replace the index at `path`; `links` maps a path to (position in `memories`, weight); `memory_tips`
+    are the memory refs the run read (ref -> commit). Without FTS5 the index holds files only (errors and
+    prompts then stay silent)."""
 
     def fill(db: sqlite3.Connection) -> None:
         with db:
-            db.execute("CREATE TABLE meta(run_id TEXT NOT NULL)")
-            db.execute("INSERT INTO meta VALUES (?)", (run_id,))
+            db.execute("CREATE TABLE meta(run_id TEXT NOT NULL, memory_tips TEXT)")
+            db.execute("INSERT INTO meta VALUES (?, ?)",
+                       (run_id, None if memory_tips is None else json.dumps(dict(memory_tips), sort_keys=True)))
             db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, title TEXT)")
             db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?)",
                            ((i, m.id, m.namespace, m.date, m.title) for i, m in enumerate(memories)))
@@ -111,3 +129,80 @@ def for_text(db: sqlite3.Connection, text: str, bar: float, namespaces: Sequence
         if len(found) >= limit:
             break
     return found
+
+
+def index_state(db: sqlite3.Connection) -> tuple[str, dict[str, str] | None]:
+    """(the run that wrote the index, the memory refs' tips it read); tips None for an index written before
+    they were recorded (then nothing counts as captured since)."""
+    try:
+        run_id, tips = db.execute("SELECT run_id, memory_tips FROM meta").fetchone()
+        found = json.loads(tips) if tips else None
+    except (sqlite3.Error, TypeError, ValueError):
+        return "", None
+    return str(run_id), found if isinstance(found, dict) else None
+
+
+def known_titles(db: sqlite3.Connection) -> set[tuple[str, str]]:
+    """(namespace, lowercased title) of every memory in the index: a fresh capture with one of them is a copy."""
+    return {(ns, str(title).lower()) for ns, title in db.execute("SELECT namespace, title FROM memory")}
+
+
+def fresh_for_file(fresh: Sequence[FreshSubject], path: str, min_weight: float) -> list[Surfaced]:
+    """Memories captured since the run that concern `path` at `min_weight` or more, strongest first."""
+    found = [Surfaced(m.id, m.namespace, m.date, m.title, m.files[path], new=True)
+             for m in fresh if m.files.get(path, 0.0) >= min_weight and m.files.get(path, 0.0) > 0]
+    return sorted(found, key=lambda s: -s.strength)
+
+
+def fresh_for_text(db: sqlite3.Connection, fresh: Sequence[FreshSubject], text: str, bar: float,
+                   namespaces: Sequence[str] | None) -> list[Surfaced]:
+    """Memories captured since the run that hold at least `bar` of the text's words, weighed as `for_text`
+    weighs the index's (IDF over the index and them together), strongest first."""
+    chosen = [m for m in fresh if namespaces is None or m.namespace in namespaces]
+    words = query_words(text)
+    if not chosen or not words:
+        return []
+    scratch = sqlite3.connect(":memory:")
+    try:
+        create_entries(scratch, enumerate((m.title, m.text, m.tags) for m in chosen))
+        total = db.execute("SELECT count(*) FROM entries").fetchone()[0] + len(chosen)
+        held: dict[int, float] = {}
+        known = unknown = 0.0
+        for word in words:
+            term = word_term(word)
+            stored = _count(db, term)
+            rows = rows_matching(scratch, term)
+            if not stored and not rows and (prefix := prefix_term(word)):
+                term = prefix
+                stored, rows = _count(db, term), rows_matching(scratch, term)
+            weight = idf(total, stored + len(rows))
+            if stored or rows:
+                known += weight
+            else:
+                unknown += weight
+            for row in rows:
+                held[row] = held.get(row, 0.0) + weight
+    except sqlite3.Error:
+        return []
+    finally:
+        scratch.close()
+    whole = known + UNKNOWN_WEIGHT * unknown
+    found = [Surfaced(chosen[row].id, chosen[row].namespace, chosen[row].date, chosen[row].title,
+                      weight / whole, new=True) for row, weight in held.items() if whole and weight / whole >= bar]
+    return sorted(found, key=lambda s: -s.strength)
+
+
+def _count(db: sqlite3.Connection, term: str) -> int:
+    return db.execute("SELECT count(*) FROM entries WHERE entries MATCH ?", (term,)).fetchone()[0]
+
+
+class FreshSubject:
+    """A memory captured since the last run, as the hook weighs it: its line, its words, and the files it is
+    about with the file signal's weight for each (as a run would link them)."""
+
+    __slots__ = ("id", "namespace", "date", "title", "text", "tags", "files")
+
+    def __init__(self, id: str, namespace: str, date: str, title: str, text: str, tags: str,
+                 files: Mapping[str, float] | None = None) -> None:
+        self.id, self.namespace, self.date, self.title, self.text, self.tags = id, namespace, date, title, text, tags
+        self.files = dict(files or {})

@@ -286,3 +286,54 @@ def test_explain_without_a_hook_says_what_to_give(repo: Repo) -> None:
     other = run_cli("surface", "--explain", cwd=repo.path,
                     input=json.dumps({"hook_event_name": "Stop", "cwd": str(repo.path)}))
     assert other.returncode == 0 and "this event gets nothing" in other.stdout
+
+
+def test_memories_captured_since_the_last_run_are_surfaced_marked_new(repo: Repo) -> None:
+    change(repo, ["src/db/pool.py"], "pool")
+    repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
+    consolidate(repo)
+    change(repo, ["src/billing/webhooks.py", "tests/test_webhooks.py"], "idempotent webhooks")
+    repo.capture("decisions", "Use the Stripe event id as idempotency key for webhooks",
+                 "Stripe retries deliveries; duplicates were charged twice.")
+    answer = read(repo, "src/billing/webhooks.py")
+    assert "idempotency key" in shown(answer) and "new since the last run" in shown(answer)
+    prompt = {"session_id": "s2", "cwd": str(repo.path), "hook_event_name": "UserPromptSubmit",
+              "prompt": "Why don't webhook retries charge customers twice?"}
+    assert "idempotency key" in shown(surface(repo, prompt))
+    # a later capture moves the refs again: the kept reading is not reused
+    repo.capture("blockers", "Webhook signature check fails with libgit2 missing on CI",
+                 "The runner image lacks libgit2; pip download fails.")
+    failure = {"session_id": "s3", "cwd": str(repo.path), "hook_event_name": "PostToolUseFailure",
+               "tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_use_id": "t9",
+               "error": "Exit code 1\nlibgit2 missing: signature check fails"}
+    assert "libgit2" in shown(surface(repo, failure))
+    # once a run has read them they are the index's own, no longer new
+    consolidate(repo)
+    assert "new since the last run" not in shown(read(repo, "src/billing/webhooks.py", session="s4"))
+
+
+def test_of_the_memories_captured_since_the_last_run_a_copy_or_a_fragment_is_not_surfaced(repo: Repo) -> None:
+    change(repo, ["src/db/pool.py"], "pool")
+    repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
+    consolidate(repo)
+    change(repo, ["src/db/pool.py"], "pool again")
+    repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
+    repo.capture("progress", "ok", "")
+    repo.capture("learnings", "Job sessions must be closed in a finally block", "Leaks exhaust the pool.")
+    hook = {"session_id": "s1", "cwd": str(repo.path), "hook_event_name": "PostToolUse", "tool_name": "Read",
+            "tool_input": {"file_path": str(repo.path / "src/db/pool.py")}, "tool_use_id": "t1"}
+    result = explain(repo, hook)
+    assert [c["title"] for c in result["candidates"] if c["new_since_last_run"]] == [
+        "Job sessions must be closed in a finally block"]
+    assert "Pool exhaustion" in result["would_print"]
+
+
+def test_nothing_captured_since_the_last_run_reads_no_note(repo: Repo) -> None:
+    change(repo, ["src/db/pool.py"], "pool")
+    repo.capture("learnings", "Pool exhaustion came from leaked job sessions", "Close every job session.")
+    consolidate(repo)
+    assert "Pool exhaustion" in shown(read(repo, "src/db/pool.py"))
+    assert not (repo.path / ".git" / "memactors" / "surfacing-fresh.json").exists()
+    repo.capture("learnings", "Job sessions must be closed in a finally block", "Leaks exhaust the pool.")
+    read(repo, "src/db/pool.py", session="s2")
+    assert (repo.path / ".git" / "memactors" / "surfacing-fresh.json").exists()
