@@ -201,13 +201,21 @@ def _dated(sentence: str, result: dict[str, Any], tz: Any) -> str:
     return sentence
 
 
+def _counted(kind: str, n: int) -> str:
+    """`n` memories of a namespace in words: "1 decision", "2 learnings", "1 progress note", "2 summaries"."""
+    if kind in ("decisions", "learnings", "blockers", "reviews", "patterns", "memories", "summaries"):
+        one = {"memories": "memory", "summaries": "summary"}.get(kind, kind[:-1])
+        return f"{n} {one if n == 1 else kind}"
+    return f"{n} {kind} note{'s' if n > 1 else ''}"
+
+
 def _reasoning(citations: Sequence[dict[str, Any]], current: Sequence[dict[str, Any]], left_out: Sequence[str],
                results: Sequence[dict[str, Any]], coverage: float) -> str:
     kinds: dict[str, int] = {}
     for c in citations:
-        kind = c["namespace"] or "summaries" if c["kind"] == "memory" else "summaries"
+        kind = (c["namespace"] or "memories") if c["kind"] == "memory" else "summaries"
         kinds[kind] = kinds.get(kind, 0) + 1
-    named = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    named = ", ".join(_counted(k, n) for k, n in kinds.items())
     held = f"{coverage:.0%} of the question's words"
     first = (f"Quoted from {named} of the {len(results)} recalled: the passages that hold the most of the "
              f"question's words ({held} in all).")

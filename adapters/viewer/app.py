@@ -121,7 +121,15 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         days: dict[str, list[dict[str, Any]]] = {}
         for row in doc["memories"]:
             days.setdefault(row["day"], []).append(row)
-        return page(request, "timeline.html", {"json": doc, "doc": doc, "days": days,
+        answered, notes = None, []
+        if q.get("answer") == "1" and q.get("q", "").strip():  # the answer box above the results, when asked
+            from memactors.adapters.operations.answer import answer
+
+            answered = (await run(answer, repo, q["q"], track=False, embedder=getattr(warm, "embedder", None),
+                                  notes=notes)).document["answer"]
+            doc = {**doc, "answer": answered}
+        return page(request, "timeline.html", {"json": doc, "doc": doc, "days": days, "answer": answered,
+                                                "answer_notes": notes, "asked": q.get("answer") == "1",
                                                 "tiers": ("hot", "warm", "cold", "archived", "untiered")})
 
     async def memory(request: Request) -> Response:
