@@ -110,7 +110,7 @@ def _cmd_consolidate(args: argparse.Namespace) -> int:
 
     inbox = Inbox(store.git.common_dir)
     daemon = daemon_holder(store.git.common_dir)
-    bridged: list[str] = []  # what the auto memory bridge did (a daemon's run does not bridge)
+    bridged: list[str] = []  # what the auto memory bridge did (a daemon bridges around its own runs)
     if (daemon is not None and not args.dry_run and namespaces is None and args.max_llm_calls is None
             and args.max_cost_usd is None):
         report = _hand_to_daemon(args, inbox, daemon)
@@ -169,6 +169,24 @@ def _bridge_auto_memory(args: argparse.Namespace, settings, action: str) -> list
         return [operation(args.repo).text.splitlines()[0]]
     except (UsageError, OSError) as exc:
         return [f"{action} skipped: {str(exc).splitlines()[0]}"]
+
+
+def _daemon_bridge(repo: Path, settings) -> dict[str, Any]:
+    """With MEMACTORS_AUTOMEMORY on, the daemon's side of the bridge: import before each run (under its lock),
+    export after a run that changed something; each says what it did in a line of the log."""
+    if not settings.automemory:
+        return {}
+    from memactors.adapters.operations.automemory import export_auto_memory, import_auto_memory
+
+    def step(operation, action: str):
+        def run() -> str:
+            try:
+                return f"auto memory: {operation(repo).text.splitlines()[0]}"
+            except (UsageError, OSError) as exc:
+                return f"auto memory: {action} skipped: {str(exc).splitlines()[0]}"
+        return run
+
+    return {"before_run": step(import_auto_memory, "import"), "after_run": step(export_auto_memory, "export")}
 
 
 def _run_here(args: argparse.Namespace, store, settings, options, inbox, *, wait: float):
@@ -387,7 +405,7 @@ def _serve(args: argparse.Namespace) -> int:
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
             debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
             schedule_cron=args.schedule, threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
-            gate=DaemonRunGate(common), answer_query=answer_request)
+            gate=DaemonRunGate(common), answer_query=answer_request, **_daemon_bridge(args.repo, settings))
         print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",
               file=sys.stderr, flush=True)
         if not 0 <= args.view_port <= 65535:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,41 @@ class DaemonSettings:
     serve_queries: bool = True
 
 
+#: Work done around runs (the auto memory bridge): returns a line for the log.
+Step = Callable[[], str]
+
+
+async def _step(step: Step, when: str) -> None:
+    try:
+        said = await trio.to_thread.run_sync(step)
+    except Exception as exc:  # noqa: BLE001 - the bridge is a side errand: runs go on without it
+        log.warning("%s: %s", when, describe(exc))
+    else:
+        if said:
+            log.info("%s", said)
+
+
+class BeforeEachRun:
+    """A `RunGate` that, once held for a run, first does `step` (in a worker thread): work every run starts
+    with, under the run's lock. Without an inner gate it only does the step."""
+
+    def __init__(self, gate: RunGate | None, step: Step) -> None:
+        self._gate, self._step = gate, step
+        self._held = False
+
+    async def acquire(self) -> None:
+        if self._gate is not None:
+            await self._gate.acquire()
+        if not self._held:
+            self._held = True
+            await _step(self._step, "before the run")
+
+    def release(self) -> None:
+        self._held = False
+        if self._gate is not None:
+            self._gate.release()
+
+
 class RepositoryGone(StoreError):
     """The repository the daemon serves was deleted or moved: nothing left to serve."""
 
@@ -98,14 +134,22 @@ class Daemon:
     pipeline starts, the local embedding model is loaded (in a worker thread,
     abandoned if stopped); once a run saw a big store, pynndescent compiles
     in the background (see `KnnWarmup`). Given a `gate`, each run holds it
-    while it runs, and only then.
+    while it runs, and only then. `before_run` runs (in a worker thread) once
+    each run holds the gate, before it reads the store; `after_run` after a
+    completed run that persisted (and after the first run); a failure of
+    either is logged and the daemon goes on.
     """
 
     def __init__(self, services: Services, feed: ChangeFeed, inbox: HookInbox,
                  settings: DaemonSettings = DaemonSettings(), counter: MemoryCounter | None = None,
                  knn: KnnWarmup | None = None, gate: RunGate | None = None,
-                 answer_query: Answer | None = None) -> None:
+                 answer_query: Answer | None = None, before_run: Step | None = None,
+                 after_run: Step | None = None) -> None:
         self.services = services
+        self._after_run = after_run
+        self._after_run_done = False
+        if before_run is not None:
+            gate = BeforeEachRun(gate, before_run)
         self._answer_query = answer_query  # recall for the query socket (none: the socket is not served)
         self.bus = Bus()
         self.settings = settings
@@ -159,6 +203,9 @@ class Daemon:
                 if proposed is not None:
                     log.info("sessions read: %d proposed for review, %d blocked, %d already known",
                              proposed.queued, proposed.blocked, proposed.known)
+            if self._after_run is not None and (event.report.persisted or not self._after_run_done):
+                self._after_run_done = True
+                await _step(self._after_run, "after the run")
             if self.knn.should_warm(event.report.memories_embedded) and self._nursery is not None:
                 self._nursery.start_soon(self.knn.warm)
 
