@@ -24,7 +24,7 @@ REGENERATE = "python -m memactors.adapters.cli.docs_reference"
 #: Where the pages go, relative to the root of a checkout.
 OUT = Path("docs") / "reference"
 #: Fixed, so the pages do not depend on the terminal the generator ran in.
-USAGE_WIDTH = 100
+USAGE_WIDTH = 80
 _BANNER = f"<!-- Generated from the code by `{REGENERATE}`; edit the code, not this page. -->\n"
 
 
@@ -98,7 +98,7 @@ def commands_page() -> str:
     lines = [_BANNER, "# Command reference", "", _text(parser.description or ""), "", "```text",
              _usage(parser), "```", "", _text(parser.epilog or ""), "", "| command | what it does |", "|---|---|"]
     lines += [f"| [{_code('memactors ' + name)}](#{name}) | {_cell(help_)} |" for name, help_, _ in commands]
-    lines += ["", f"| argument | meaning |", "|---|---|"]
+    lines += ["", "Before the command:", "", "| argument | meaning |", "|---|---|"]
     top = _formatter(parser)
     lines += [f"| {_cell(_code(top._format_action_invocation(a)))} | {_cell(top._expand_help(a))} |"  # noqa: SLF001
               for a in parser._actions  # noqa: SLF001
@@ -173,14 +173,17 @@ def settings_rows() -> Iterable[tuple[list[str], str, str, str, str]]:
 
 
 def settings_page() -> str:
-    """docs/reference/settings.md: one table of every setting (no title: the configuration page includes it)."""
-    lines = [_BANNER, "Every variable is read from the environment; a value outside its bounds stops a command with "
+    """docs/reference/settings.md: one table of every setting; the configuration page includes the part between
+    the `table` markers, and the page hides its empty table of contents to give the table the width."""
+    lines = ["---", "hide:", "  - toc", "---", "", _BANNER, "# Settings", "", "<!-- --8<-- [start:table] -->",
+             "Every variable is read from the environment; a value outside its bounds stops a command with "
              "one line naming it (exit 2). JSON objects are written as JSON, e.g. "
              "`MEMACTORS_IMPORTANCE='{\"progress\": 0.3}'`.", "",
              "| variable | type | default | bounds | meaning |", "|---|---|---|---|---|"]
     for names, type_, default, bounds, meaning in settings_rows():
         variable = " or ".join(_code(n) for n in names)
         lines.append(f"| {_cell(variable)} | {_cell(type_)} | {_cell(default)} | {bounds} | {_cell(meaning)} |")
+    lines.append("<!-- --8<-- [end:table] -->")
     return "\n".join(lines) + "\n"
 
 
