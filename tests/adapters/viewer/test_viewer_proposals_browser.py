@@ -91,3 +91,29 @@ def test_a_user_reviews_applies_and_discards_proposals(proposed: Repo, served_pr
         browser.close()
     assert problems == []
     assert (tmp_path / "proposals.png").stat().st_size > 5_000
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_proposals_page_has_no_serious_or_critical_accessibility_violation(served_proposals: str,
+                                                                               width: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.adapters.viewer.test_viewer_a11y import TAGS, _axe_script
+
+    assert CHROMIUM is not None, "chromium is required here (MEMACTORS_REQUIRE_BROWSER=1): apt-get install chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(bypass_csp=True, viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.goto(served_proposals)
+        page.goto(served_proposals.split("/?")[0] + "/proposals")
+        assert page.locator("table.tiers tbody tr").count() == 7
+        page.add_script_tag(content=_axe_script())
+        result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags},"
+                               " resultTypes: ['violations']})", TAGS)
+        wide = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+        browser.close()
+    problems = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+                for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert problems == []
+    assert wide[0] <= wide[1], f"scrolls sideways: {wide[0]} px wide in a {wide[1]} px window"
