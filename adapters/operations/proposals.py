@@ -9,6 +9,7 @@ through the store's commit, only if no ref moved since; `discard` deletes the fi
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import fields
@@ -65,7 +66,6 @@ def _proposing(services: Any, recorder: ProposalRecorder) -> Any:
     """`services` for a run that proposes: the recorder as the persister's sink, the read model written aside
     (recall keeps reading the one in place), recall uses folded but not consumed (folding twice counts nothing
     twice), and no session transcripts read into the review queue."""
-    from memactors.adapters.reading.read_cache import ReadCache
     from memactors.adapters.runtime.pipeline import Services
 
     class Proposing(Services):
@@ -78,7 +78,7 @@ def _proposing(services: Any, recorder: ProposalRecorder) -> Any:
     values = {f.name: getattr(services, f.name) for f in fields(services) if f.init}
     staged = None
     if services.read_cache is not None:
-        staged = ReadCache(services.store.git.common_dir, services.embedder, services.commit_files)
+        staged = copy.copy(services.read_cache)  # the same embedder, commit files and settings, written aside
         staged.directory = staged_read_model(services.store.git.common_dir)
     return Proposing(**{**values, "sink": recorder, "read_cache": staged})
 
@@ -106,11 +106,14 @@ def propose(services: Any, options: Any, *, handle_signals: bool = False) -> Out
     memory_tips = _memory_tips(store)  # read before the scan: a capture meanwhile makes the proposals stale
     recorder = ProposalRecorder(store)
     options = dataclasses.replace(options, dry_run=False)
+    # a new proposal replaces the last at once: one interrupted midway leaves none, never old ones beside new files
+    proposals_path(store.git.common_dir).unlink(missing_ok=True)
     _drop_staged(store.git.common_dir)
     report = trio.run(lambda: consolidate(_proposing(services, recorder), options, handle_signals=handle_signals,
                                           stop_at_first_signal=handle_signals))
     path = proposals_path(store.git.common_dir)
     if report.phase != "completed":
+        _drop_staged(store.git.common_dir)
         return Outcome({"report": report.model_dump(mode="json"), "proposals": None},
                        f"memactors consolidate --propose: the run failed, nothing proposed: {'; '.join(report.errors)}",
                        EXIT_ERRORS)
@@ -129,12 +132,14 @@ def propose(services: Any, options: Any, *, handle_signals: bool = False) -> Out
             "report": change.report.model_dump(mode="json"), "run_commit": change.run_commit,
         }
         document["items"] = _items(store, change)
-    _write(path, document)
+        _write(path, document)
+    else:  # nothing to propose: none saved
+        _drop_staged(store.git.common_dir)
     counted = _counts(document)
     report_doc = report.model_copy(update={"persisted": False, "refs_updated": []}).model_dump(mode="json")
     if document["change"] is None:
-        text = (f"memactors consolidate --propose: run {report.run_id} would change nothing; no proposals "
-                "(nothing written)")
+        text = (f"memactors consolidate --propose: run {report.run_id} would change nothing: no proposals, "
+                "nothing written")
     else:
         text = (f"memactors consolidate --propose: run {report.run_id} proposes {_phrase(counted)}; nothing "
                 "written.\n  review them: `memactors proposals`; write them: `memactors proposals --apply`; "

@@ -164,3 +164,13 @@ def test_discard_drops_the_proposals_and_writes_nothing(repo: Repo, cli) -> None
 def test_bad_input_is_one_line_and_exit_2(repo: Repo, cli, args: tuple[str, ...], says: str) -> None:
     done = cli(*args, "--repo", str(repo.path))
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_run_that_would_change_nothing_proposes_nothing(repo: Repo, cli) -> None:
+    build(repo)
+    assert cli("consolidate", "--repo", str(repo.path)).returncode == 0
+    before = refs_and_bytes(repo)
+    done = cli("consolidate", "--propose", "--repo", str(repo.path))
+    assert done.returncode == 0 and "would change nothing: no proposals" in done.stdout
+    assert refs_and_bytes(repo) == before
+    assert cli("proposals", "--repo", str(repo.path)).stdout.startswith("no proposals")
