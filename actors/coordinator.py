@@ -138,6 +138,8 @@ class Coordinator(Actor):
                      "%s, %.2f s", r.run_id, r.trigger, r.memories_processed, r.summaries_created,
                      r.supersessions_detected, r.token_usage.llm_calls, r.token_usage.llm_failed,
                      "persisted" if r.persisted else "nothing changed", r.duration_seconds)
+            for stage, setting in r.stages_off.items():
+                log.info("run %s: %s off (%s)", r.run_id, stage.replace("_", " "), setting)
             for error in r.errors:
                 log.warning("run %s: %s", r.run_id, error)
             return

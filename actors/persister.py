@@ -52,7 +52,8 @@ class Persister(JoiningActor):
     nothing. When the refs moved since the scan nothing is written and the
     run fails with `conflict=True` so its requester retries on the new state.
     After a completed run over the whole store it refreshes the read model
-    (what recall and the SessionStart context read) before saying so.
+    (what recall and the SessionStart context read) before saying so. Its
+    report names the stages a setting turned off (`stages_off`), as given.
     """
 
     name = "persister"
@@ -61,9 +62,11 @@ class Persister(JoiningActor):
     publishes = (RunCompleted, RunFailed)
 
     def __init__(self, bus: Bus, sink: StateSink, clock: Clock, read_model: ReadModelSink | None = None,
-                 quality: QualityPolicy | None = None, traits: ContentReader | None = None) -> None:
+                 quality: QualityPolicy | None = None, traits: ContentReader | None = None,
+                 stages_off: Mapping[str, str] | None = None) -> None:
         super().__init__(bus)
         self._sink = sink
+        self._stages_off = dict(stages_off or {})
         self._clock = clock
         self._read_model = read_model
         self._quality = quality or QualityPolicy()
@@ -145,6 +148,7 @@ class Persister(JoiningActor):
             tier_transitions=tiered.tier_transitions,
             token_usage=usage,
             duration_seconds=round((now - request.started_at).total_seconds(), 3),
+            stages_off=self._stages_off,
         )
         if request.dry_run:
             await self.bus.publish(RunCompleted(run_id=request.run_id, report=report))

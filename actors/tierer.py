@@ -31,7 +31,9 @@ class Tierer(JoiningActor):
     supersession, consolidation) and the memory itself (creation time, and
     the quality of its content); recency counts from the policy's reference
     time (the store's newest memory, or the run's start on the wall clock),
-    so a run is deterministic.
+    so a run is deterministic. With `forgetting` off no memory changes tier:
+    each keeps the one it has, one seen for the first time enters hot (pins
+    still apply); scores are computed all the same, for ranking.
     """
 
     name = "tierer"
@@ -39,10 +41,11 @@ class Tierer(JoiningActor):
     joins_if_published = (SupersessionsJudged, ClustersFormed, ClustersSummarized)
     publishes = (MemoriesTiered,)
 
-    def __init__(self, bus: Bus, policy: RetentionPolicy, traits: ContentReader) -> None:
+    def __init__(self, bus: Bus, policy: RetentionPolicy, traits: ContentReader, *, forgetting: bool = True) -> None:
         super().__init__(bus)
         self._policy = policy
         self._traits = traits
+        self._forgetting = forgetting
 
     async def handle_run(self, events: Joined) -> None:
         judged = events.get(SupersessionsJudged)
@@ -88,7 +91,10 @@ class Tierer(JoiningActor):
         for memory, prior, replaced, (last_access, activation_count), value in zip(
             memories, priors, superseded_by, uses, values.tolist()
         ):
-            tier = _as_the_user_said(prior, tier_for(policy, value))
+            if self._forgetting:
+                tier = _as_the_user_said(prior, tier_for(policy, value))
+            else:  # nothing fades: the tier a memory has stays, a new one starts hot
+                tier = _as_the_user_said(prior, prior.tier if prior is not None else Tier.HOT)
             counts[tier] += 1
             if prior is None:
                 moves[f"new->{tier}"] += 1

@@ -79,3 +79,6 @@ class RunReport(BaseModel):
     judge_rules: int = 0
     refs_updated: list[str] = Field(default_factory=list)
     inbox_events: int = 0
+    #: the stages a setting turned off for this run -> that setting as the user said it (e.g. "forgetting":
+    #: "MEMACTORS_FORGETTING_ENABLED=false"); empty when every stage ran
+    stages_off: dict[str, str] = Field(default_factory=dict)

@@ -63,7 +63,8 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "a schedule (a full run). Logs one line per run. Ctrl-C / SIGTERM finish the run in "
                             "flight and exit 0; a second daemon on the same repository exits 3. With --view, it "
                             "also serves the viewer (as `memactors view`) and prints its URL on stdout.")
-    p.add_argument("--schedule-hours", type=float, default=24.0, metavar="H", help="full run every H hours (24)")
+    p.add_argument("--schedule-hours", type=float, metavar="H",
+                   help="full run every H hours (default MEMACTORS_INTERVAL_HOURS, 24)")
     p.add_argument("--schedule", metavar="CRON", help="full runs at the times a cron expression names, in your time "
                    "zone (MEMACTORS_TIMEZONE or the system's), e.g. \"0 3 * * *\" for 03:00 every day; a scheduled "
                    "run is skipped when nothing was captured since the last run (replaces --schedule-hours)")
@@ -301,6 +302,8 @@ def _render_report(report, where: str) -> str:
     tiers = " · ".join(f"{t.value} {report.tier_counts.get(t.value, 0)}" for t in TIER_ORDER)
     lines.append(f"  tiers       {tiers}")
     lines.append(f"  transitions {counts(report.tier_transitions)}")
+    for stage, setting in report.stages_off.items():  # a stage switched off says so, and by which setting
+        lines.append(f"  {stage.replace('_', ' ')}: off ({setting})")
     if report.memories_embedded or report.clusters_found or report.duplicates_collapsed:
         lines.append(f"  clusters    {report.clusters_found} of 3+ and {report.pairs_found} pairs, "
                      f"{report.duplicates_collapsed} copies collapsed, "
@@ -377,10 +380,11 @@ def _serve(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.recall import answer_request
     from memactors.adapters.runtime.run_gate import DaemonRunGate
 
-    if min(args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
+    if min(1 if args.schedule_hours is None else args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
         raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
     logging.getLogger("memactors").setLevel(logging.INFO)
     settings = load_settings()
+    schedule_hours = settings.interval_hours if args.schedule_hours is None else args.schedule_hours
     if args.schedule is not None:
         from memactors.adapters.runtime.cron import BadSchedule, CronSchedule
 
@@ -403,7 +407,7 @@ def _serve(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         services = run_services(store, settings, SystemClock())
         daemon = Daemon(services, NotesFeed(common, settings.notes_base), Inbox(common), DaemonSettings(
-            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=args.schedule_hours * 3600,
+            debounce=args.debounce_seconds, quiet=args.quiet_minutes * 60, schedule_every=schedule_hours * 3600,
             schedule_cron=args.schedule, threshold=args.threshold), counter=StoreCounter(args.repo, settings.notes_base),
             gate=DaemonRunGate(common), answer_query=answer_request, **_daemon_bridge(args.repo, settings))
         print(f"memactors run: watching {store.git.description} (pid {os.getpid()}; Ctrl-C to stop)",

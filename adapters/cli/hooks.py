@@ -93,7 +93,11 @@ def _cmd_publish(args: argparse.Namespace) -> int:
         if common is None:
             raise ValueError(f"{where} is not inside a git repository")
         Inbox(common).drop(kind, payload)
-        if isinstance(payload.get("transcript_path"), str) and payload["transcript_path"]:
+        from memactors.adapters.claude.hook_switch import IMPLICIT_CAPTURE_SWITCH, switched_off
+
+        # implicit capture off: no transcript is queued, so none is read later, not even once it is on again
+        if (isinstance(payload.get("transcript_path"), str) and payload["transcript_path"]
+                and not switched_off(IMPLICIT_CAPTURE_SWITCH)):
             from memactors.adapters.claude.transcript_queue import queue_transcript
 
             queue_transcript(common, payload["transcript_path"], str(payload.get("session_id") or ""),

@@ -36,6 +36,7 @@ def _brief(run: dict[str, Any]) -> dict[str, Any]:
         "contradictions_flagged": run.get("contradictions_flagged", 0), "edges_written": run.get("edges_written", 0),
         "llm_calls": usage.get("llm_calls", 0), "cost_usd": usage.get("cost_usd", 0.0),
         "errors": list(run.get("errors") or []), "fallbacks": list(run.get("fallbacks") or []),
+        "stages_off": dict(run.get("stages_off") or {}),
     }
 
 
@@ -52,7 +53,8 @@ def runs(repo: Path, *, page: int = 1, per_page: int = PER_PAGE) -> Outcome:
     lines = [f"{len(records)} runs" + (f" (page {page})" if page > 1 else "")]
     for r in listed:
         lines.append(f"  {r['run_id']}  {r['trigger']:<10} {r['memories_processed']} memories, "
-                     f"{sum(r['tier_transitions'].values())} tier moves, {len(r['errors'])} errors")
+                     f"{sum(r['tier_transitions'].values())} tier moves, {len(r['errors'])} errors"
+                     + "".join(f", {stage.replace('_', ' ')} off" for stage in r["stages_off"]))
     return Outcome(doc, "\n".join(lines))
 
 

@@ -18,7 +18,7 @@ def load_settings():
 
     from pydantic import ValidationError
 
-    from memactors.adapters.runtime.settings import Settings
+    from memactors.adapters.runtime.settings import Settings, configuration_error
 
     environment = tuple(sorted(os.environ.items()))
     last = _LAST.get("settings")
@@ -29,9 +29,7 @@ def load_settings():
         _LAST["settings"] = (environment, settings)
         return settings
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise UsageError(f"invalid configuration MEMACTORS_{where.upper()}: {first['msg']}") from None
+        raise UsageError(configuration_error(exc)) from None
 
 
 def open_store(repo: Path, settings):

@@ -84,10 +84,13 @@ class Services:
 
     async def propose_from_sessions(self) -> Any:
         """Read the transcripts hooks queued into review proposals (see session_capture); the report, or None
-        when nothing was queued. Never raises for a transcript: its problem is in the report's errors."""
+        when nothing was queued or implicit capture is off (the queue then stays as it is). Never raises for a
+        transcript: its problem is in the report's errors."""
         from memactors.adapters.claude.transcript_queue import queued
         from memactors.adapters.runtime.session_capture import SessionCapture, routing_from
 
+        if not self.settings.implicit_capture_enabled:
+            return None
         if not await trio.to_thread.run_sync(queued, self.store.git.common_dir):
             return None
         capture = SessionCapture(self.store, self.clock, embedder=self.embedder, llm=self.llm,
@@ -152,18 +155,21 @@ def build_services(
         llm = CheckpointedLLM(chain, store.git.common_dir / "memactors" / "llm-checkpoint.jsonl")
     files = CommitFiles(store.git.repo, store.git.common_dir / "memactors" / COMMIT_FILES_CACHE)
     return Services(store=store, settings=settings, clock=clock, embedder=embedder, llm=llm,
-                    read_cache=ReadCache(store.git.common_dir, embedder, files), commit_files=files,
+                    read_cache=ReadCache(store.git.common_dir, embedder, files,
+                                         surfacing=settings.surfacing_enabled), commit_files=files,
                     activations=ActivationLog(store.git.common_dir),
                     traits=TraitsCache(store.git.common_dir / "memactors"))
 
 
 def pipeline_children(services: Services, crossover: Callable[[], int] | None = None) -> list[ChildSpec]:
-    """The consolidation actors, in pipeline order. `crossover`, when given, is asked at each full kNN
-    build for the store size from which pynndescent replaces exact kNN (the daemon lowers it once warm)."""
+    """The consolidation actors, in pipeline order, less the stages a setting turned off. `crossover`, when
+    given, is asked at each full kNN build for the store size from which pynndescent replaces exact kNN (the
+    daemon lowers it once warm)."""
     settings, store, clock = services.settings, services.store, services.clock
     policy = settings.retention_policy()
+    stages_off = settings.stages_off()
     children = [ChildSpec("scanner", lambda bus: Scanner(bus, store, services.activations))]
-    if services.embedder is not None:
+    if services.embedder is not None and "consolidation" not in stages_off:
         embedder, llm = services.embedder, services.llm
         children += [
             ChildSpec("clusterer", lambda bus: Clusterer(
@@ -175,14 +181,16 @@ def pipeline_children(services: Services, crossover: Callable[[], int] | None = 
             ChildSpec("judge", lambda bus: SupersessionJudge(bus, llm, pair_threshold=settings.pair_threshold,
                                                              llm_deadline=settings.llm_deadline,
                                                              quality=policy.quality, traits=services.traits)),
-            ChildSpec("link_finder", lambda bus: LinkFinder(bus, quality=policy.quality, traits=services.traits,
-                                                            files=services.commit_files,
-                                                            embedder=embedder)),
         ]
+        if "linking" not in stages_off:
+            children.append(ChildSpec("link_finder", lambda bus: LinkFinder(
+                bus, quality=policy.quality, traits=services.traits, files=services.commit_files, embedder=embedder)))
     children += [
-        ChildSpec("tierer", lambda bus: Tierer(bus, policy, services.traits)),
+        ChildSpec("tierer", lambda bus: Tierer(bus, policy, services.traits,
+                                               forgetting="forgetting" not in stages_off)),
         ChildSpec("persister", lambda bus: Persister(bus, services.sink or store, clock, services.read_cache,
-                                                                 quality=policy.quality, traits=services.traits)),
+                                                     quality=policy.quality, traits=services.traits,
+                                                     stages_off=stages_off)),
     ]
     return children
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Literal, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memactors.events.quality import QualityPolicy
@@ -16,7 +18,7 @@ from memactors.events.retention import DEFAULT_IMPORTANCE, RetentionPolicy
 class Settings(BaseSettings):
     """Every tunable, read once per command (docs/reference/settings.md is generated from these fields)."""
 
-    model_config = SettingsConfigDict(env_prefix="MEMACTORS_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="MEMACTORS_", extra="ignore", populate_by_name=True)
 
     retention_half_life_days: float = Field(30.0, gt=0,
         description="recency halves every this many days, from the later of creation and last access")
@@ -32,10 +34,14 @@ class Settings(BaseSettings):
     retention_summarized_half_life_factor: float = Field(0.5, gt=0, le=1,
         description="a member of a summary ages this much faster (its half-life times this): the summary "
                     "carries what it said")
-    tier_hot_threshold: float = Field(0.6, ge=0, le=1, description="retention score at or above which a memory is hot")
+    tier_hot_threshold: float = Field(0.6, ge=0, le=1,
+        validation_alias=AliasChoices("MEMACTORS_HOT_THRESHOLD", "MEMACTORS_TIER_HOT_THRESHOLD"),
+        description="retention score at or above which a memory is hot")
     tier_warm_threshold: float = Field(0.3, ge=0, le=1,
+        validation_alias=AliasChoices("MEMACTORS_WARM_THRESHOLD", "MEMACTORS_TIER_WARM_THRESHOLD"),
         description="retention score at or above which a memory is warm")
     tier_cold_threshold: float = Field(0.1, ge=0, le=1,
+        validation_alias=AliasChoices("MEMACTORS_ARCHIVE_THRESHOLD", "MEMACTORS_TIER_COLD_THRESHOLD"),
         description="retention score at or above which a memory is cold; below it, archived")
     importance: dict[str, float] = Field(default_factory=dict,
         description='JSON object overriding per-namespace importance, e.g. {"progress": 0.3}')
@@ -91,6 +97,44 @@ class Settings(BaseSettings):
         description="base of the memory refs, as git-notes-memory reads it",
     )
 
+    # --- the stages of a run, each with its switch (the names issue 38 gives them) ---------------------------
+    consolidation_enabled: bool = Field(True,
+        description="false: runs neither cluster, summarize nor judge supersession (and find no links, which need "
+                    "the clusters); the summaries, clusters and verdicts earlier runs wrote stay as they are")
+    forgetting_enabled: bool = Field(True,
+        description="false: runs move no memory between tiers (a memory seen first enters hot), so nothing fades "
+                    "to cold or archived; retention still ranks recall, pin and archive still apply")
+    surfacing_enabled: bool = Field(True,
+        validation_alias=AliasChoices("MEMACTORS_SURFACING_ENABLED", "MEMACTORS_SURFACING"),
+        description="false (or MEMACTORS_SURFACING=off): memactors surface says nothing and runs do not build "
+                    "its index")
+    linking_enabled: bool = Field(True,
+        description="false: runs discover no links between memories; links found earlier, and those you added "
+                    "or removed, stay")
+    implicit_capture_enabled: bool = Field(True,
+        description="false: the Stop, PreCompact and SessionEnd hooks queue no session transcript and runs read "
+                    "none into review proposals; memactors extract still reads the ones you name")
+    interval_hours: float = Field(24.0, gt=0,
+        description="hours between the daemon's scheduled full runs (memactors run --schedule-hours overrides it)")
+
+    @model_validator(mode="after")
+    def _tiers_in_order(self) -> Settings:
+        """The hot threshold above the warm one, the warm one above the archive threshold."""
+        hot, warm, archive = self.tier_hot_threshold, self.tier_warm_threshold, self.tier_cold_threshold
+        for (upper, high), (lower, low) in ((("tier_hot_threshold", hot), ("tier_warm_threshold", warm)),
+                                            (("tier_warm_threshold", warm), ("tier_cold_threshold", archive))):
+            if not high > low:
+                raise ValueError(f"{variable_of(upper)}={high:g} must be above {variable_of(lower)}={low:g} "
+                                 "(allowed: 0 <= archive < warm < hot <= 1)")
+        return self
+
+    def stages_off(self) -> dict[str, str]:
+        """Each stage a run skips -> the setting that turned it off, as a report says it."""
+        off = {stage: said(f"{stage}_enabled", "false") for stage in STAGES if not getattr(self, f"{stage}_enabled")}
+        if "consolidation" in off and "linking" not in off:
+            off["linking"] = f"{off['consolidation']}: links need its clusters"
+        return {stage: off[stage] for stage in STAGES if stage in off}
+
     def zone(self) -> tzinfo:
         """The user's time zone: MEMACTORS_TIMEZONE, else the system's. ValueError names a bad one."""
         if not self.timezone:
@@ -121,6 +165,7 @@ class Settings(BaseSettings):
             ),
             recency_clock=self.recency_clock,
         )
+
 
 class Variable(NamedTuple):
     """An environment variable read without the Settings model, as the settings reference lists it."""
@@ -165,3 +210,70 @@ READ_ELSEWHERE = (
     Variable("OPENAI_API_KEY", "secret", "none", "the key of the openai provider and of openai embeddings"),
     Variable("CLAUDE_CONFIG_DIR", "path", "~/.claude", "where Claude Code keeps sessions and auto memory"),
 )
+
+
+#: The stages of a run a setting can turn off, in the order a report lists them.
+STAGES = ("consolidation", "forgetting", "surfacing", "linking", "implicit_capture")
+
+def names_of(field: str) -> tuple[str, ...]:
+    """The environment variables a Settings field is read from, its documented name first."""
+    info = Settings.model_fields[field]
+    choices = getattr(info.validation_alias, "choices", None)
+    if choices:
+        return tuple(str(choice) for choice in choices)
+    if isinstance(info.validation_alias, str):
+        return (info.validation_alias,)
+    return (f"{Settings.model_config.get('env_prefix', '')}{field}".upper(),)
+
+
+def variable_of(field: str, environ: Mapping[str, str] | None = None) -> str:
+    """The variable the user set for `field` (the first of its names in the environment), else its documented name."""
+    env = {k.upper() for k in (os.environ if environ is None else environ)}
+    names = names_of(field)
+    return next((name for name in names if name.upper() in env), names[0])
+
+
+def said(field: str, value: str) -> str:
+    """`NAME=value` as the user set `field` (`value` when it came from elsewhere, say a default or a keyword)."""
+    name = variable_of(field)
+    return f"{name}={os.environ.get(name, value)}"
+
+
+def _field_named(loc: object) -> str | None:
+    """The Settings field an error location names (a field name or one of its variables)."""
+    if loc in Settings.model_fields:
+        return str(loc)
+    return next((f for f in Settings.model_fields if str(loc).upper() in names_of(f)), None)
+
+
+def _allowed(field: str) -> str:
+    """A field's bounds in words, e.g. "from 0 to 1", or "" when it has none."""
+    bounds = {name: getattr(m, name) for m in Settings.model_fields[field].metadata
+              for name in ("ge", "gt", "le", "lt") if getattr(m, name, None) is not None}
+    low = (f"{bounds['ge']:g}", "from") if "ge" in bounds else (f"{bounds['gt']:g}", "above") if "gt" in bounds else None
+    high = (f"{bounds['le']:g}", "to") if "le" in bounds else (f"{bounds['lt']:g}", "below") if "lt" in bounds else None
+    if low and high:
+        return f"{low[1]} {low[0]} {high[1]} {high[0]}" + (" (excluded)" if "gt" in bounds or "lt" in bounds else "")
+    if low:
+        return f"{low[0]} or more" if low[1] == "from" else f"above {low[0]}"
+    if high:
+        return f"{high[0]} or less" if high[1] == "to" else f"below {high[0]}"
+    return ""
+
+
+def configuration_error(exc: ValidationError) -> str:
+    """One line for invalid settings: the variable as the user set it, its value, and what is allowed."""
+    first = exc.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    field = _field_named(first["loc"][0]) if first["loc"] else None
+    if field is None:
+        return f"invalid configuration: {message}"
+    inner = ".".join(str(part) for part in first["loc"][1:])
+    shown = f" ({inner}={first.get('input')})" if inner else f"={first.get('input')}"
+    if str(first["type"]).startswith(("greater_than", "less_than")) and _allowed(field):
+        message = f"must be {_allowed(field)}"
+    elif first["type"] == "bool_parsing":
+        message = "must be true or false (also on/off, yes/no, 1/0)"
+    elif first["type"] == "float_parsing" and _allowed(field):
+        message = f"not a number; must be {_allowed(field)}"
+    return f"invalid configuration {variable_of(field)}{shown}: {message}"
