@@ -69,6 +69,9 @@ def answer_from_daemon(args: argparse.Namespace) -> int | None:
         "reason": args.reason, "track": not args.no_track, "answer": args.answer}})
     if answer is None:
         return None
+    if args.answer and "error" not in answer and not (isinstance(answer.get("document"), dict)
+                                                      and "answer" in answer["document"]):
+        return None  # a daemon started before --answer existed answered with results only: ask the ordinary way
     for note in answer.get("notes") or ():
         print(f"memactors recall: {note}", file=sys.stderr)
     if "error" in answer:

@@ -275,7 +275,7 @@ def answer_request(repo: Path, embedder: Any, request: Any) -> dict[str, Any]:
             from memactors.adapters.operations.answer import answer
 
             args.pop("reason", None)
-            outcome = answer(repo, embedder=embedder, notes=notes, **args)
+            outcome = answer(repo, args.pop("query", ""), embedder=embedder, notes=notes, **args)
         else:
             outcome = recall(repo, embedder=embedder, notes=notes, **args)
     except UsageError as exc:

@@ -152,3 +152,13 @@ def test_a_secret_in_a_memory_never_reaches_the_llm(repo: Repo) -> None:
         sent = json.dumps(server.chat_requests())
     assert "deploy token" in sent and "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in sent
     assert doc["answer"]["answered"] is False and doc["answer"]["provider"] == "openai"
+
+
+def test_a_running_daemon_answers_a_recall_request_asking_for_the_answer(project: Repo) -> None:
+    from memactors.adapters.operations.recall import answer_request
+
+    got = answer_request(project.path, None, {"op": "recall", "args": {
+        "query": "How long may the hooks take to finish?", "answer": True, "track": False}})
+    assert got["code"] == 0, got
+    assert got["document"]["answer"]["answered"] and "100 milliseconds" in got["document"]["answer"]["text"]
+    assert got["text"].splitlines()[1].startswith("  confidence ")
