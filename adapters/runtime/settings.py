@@ -190,7 +190,6 @@ READ_ELSEWHERE = (
              "SessionStart block"),
     Variable("MEMACTORS_CONTEXT_KEY_ITEMS", "int", "8", "decisions and learnings the SessionStart block carries "
              "first, when the store has them"),
-    Variable("MEMACTORS_SURFACING", "on | off", "on", "off silences memactors surface"),
     Variable("MEMACTORS_SURFACING_MAX", "int", "20", "memories memactors surface shows per session at most"),
     Variable("MEMACTORS_HOOKS", "on | off", "on", "off makes every memactors hook command a no-op (set for "
              "memactors' own claude sub-sessions)"),

@@ -264,7 +264,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         saved = doc if doc and doc.get("run_id") else None
         notice = {"applied": "Applied: the proposals are written.", "discarded": "Discarded: nothing was written."}
         return page(request, "proposals.html", {"json": doc, "doc": saved, "shown": PROPOSALS_SHOWN,
-                                                 "has_change": bool(saved and saved.get("change")),
+                                                 "has_change": bool(saved and saved.get("writes")),
                                                  "notice": notice.get(request.query_params.get("done", ""))})
 
     async def proposals_action(request: Request) -> Response:
