@@ -1,6 +1,8 @@
 """Branch labelling cost: placing every memory's commit (on HEAD's line, on other branches, or on none) in a
 repository of 5,000 commits and 2,000 branches, against reading the same commits' ancestry with
-`git rev-list --all` in the same run (the baseline: what any answer to "which branches" must at least read).
+`git rev-list --all` in the same run (the baseline: what any answer to "which branches" must at least read);
+then the branches containing one commit (what `show` and the viewer's memory page add), against
+`git for-each-ref --contains`.
 
     python bench/branch_bench.py [--commits 5000] [--branches 2000] [--memories 1000] [--runs 3]
 
@@ -76,6 +78,20 @@ def main() -> None:
             branches = BranchMap(pygit2.Repository(str(where)))
             placed = [branches.placement(c) for c in picked]
             label_times.append(time.perf_counter() - start)
+        # what one `show` or memory page adds: the branches containing one commit, the oldest on main (the worst
+        # case: every newer commit of every branch is read) and a sample, each with a fresh map
+        oldest = subprocess.run(["git", "-C", str(where), "rev-list", "--max-parents=0", "main"], capture_output=True,
+                                text=True, check=True).stdout.split()[0]
+        contains_times, contained = [], []
+        for commit in [oldest, *picked[:20]]:
+            fresh = BranchMap(pygit2.Repository(str(where)))
+            start = time.perf_counter()
+            contained.append(fresh.containing([commit]))
+            contains_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        subprocess.run(["git", "-C", str(where), "for-each-ref", "--contains", oldest, "refs/heads/"],
+                       capture_output=True, check=True)
+        git_contains = time.perf_counter() - start
         off = sum(not p.on_head for p in placed)
         base, labelled = statistics.median(base_times), statistics.median(label_times)
         print(f"machine: {platform.machine()} {platform.system()}, {os.cpu_count()} cores, Python "
@@ -84,6 +100,10 @@ def main() -> None:
               f"({off} off HEAD's line)")
         print(f"baseline git rev-list --all: {base * 1000:.0f} ms; placing: {labelled * 1000:.0f} ms; "
               f"ratio {labelled / base:.2f}x")
+        print(f"branches containing the oldest commit: {len(contained[0].branches)} in "
+              f"{contains_times[0] * 1000:.0f} ms (git for-each-ref --contains: {git_contains * 1000:.0f} ms, "
+              f"ratio {contains_times[0] / git_contains:.2f}x); 20 sampled commits: median "
+              f"{statistics.median(contains_times[1:]) * 1000:.0f} ms, max {max(contains_times[1:]) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

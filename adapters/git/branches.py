@@ -7,7 +7,8 @@ such commits). So the label says what git knows, "not in HEAD's history", and re
 
 Cost is bounded on repositories with thousands of branches: one walk of HEAD's history, then, per branch,
 a walk from its tip back to where it meets HEAD's line (what is not merged), at most `MAX_UNMERGED` commits a
-branch.
+branch. Which branches contain one commit (`containing`) is one walk of what was committed after it, at most
+`MAX_CONTAINS_WALK` commits, shared by every branch.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ import pygit2
 MAX_UNMERGED = 2000
 #: HEAD's history is walked this far (a few tens of milliseconds); a commit beyond it is asked of git alone.
 MAX_HEAD_WALK = 100_000
+#: `containing` reads at most this many commits newer than the one asked about (~0.1 s); past it, it says so.
+MAX_CONTAINS_WALK = 200_000
+#: A commit is taken to be older than its descendants by at most this much clock skew (seconds), as git's own
+#: `--contains` assumes when it stops walking at old commits.
+CLOCK_SLOP = 86_400
+#: Readers name at most this many branches, then "and N more".
+MAX_NAMED = 10
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,25 @@ class Placement:
             return "from a deleted branch, not in HEAD's history"
         shown = ", ".join(self.branches[:3]) + (f" and {len(self.branches) - 3} more" if len(self.branches) > 3 else "")
         return f"from {shown}, not in HEAD's history"
+
+
+@dataclass(frozen=True)
+class Containing:
+    """The branches whose history holds a commit: HEAD's branch, other local ones, then remote-tracking ones
+    (`origin/x`), by name.
+    `complete` is False when the walk stopped at its bound: the list may then miss some."""
+
+    branches: tuple[str, ...]
+    complete: bool = True
+
+    def phrase(self, limit: int = MAX_NAMED) -> str:
+        """The first `limit` names, then "and N more"; "no branch" when none does."""
+        if not self.branches:
+            return "no branch" + ("" if self.complete else " found (stopped looking)")
+        shown = ", ".join(self.branches[:limit])
+        rest = len(self.branches) - limit
+        more = f" and {rest} more" if rest > 0 else ""
+        return shown + more + ("" if self.complete else " (and maybe more: stopped looking)")
 
 
 class BranchMap:
@@ -116,6 +143,61 @@ class BranchMap:
             return bool(self._repo.descendant_of(self._head, pygit2.Oid(hex=commit)))
         except (ValueError, KeyError, pygit2.GitError):
             return False
+
+    def _current_branch(self) -> str | None:
+        try:
+            return None if self._repo.head_is_detached or self._repo.head_is_unborn else self._repo.head.shorthand
+        except pygit2.GitError:
+            return None
+
+    def containing(self, commits: list[str] | tuple[str, ...] | set[str], *,
+                   max_walk: int = MAX_CONTAINS_WALK) -> Containing:
+        """The branches that hold any of `commits` (a memory's commit and its aliases): from every branch tip,
+        one memoised walk down to the commits, never below the oldest of them (less `CLOCK_SLOP`), reading at
+        most `max_walk` commits."""
+        targets: set[pygit2.Oid] = set()
+        for sha in commits:
+            try:
+                oid = pygit2.Oid(hex=sha)
+                self._repo[oid]
+            except (ValueError, KeyError):
+                continue
+            targets.add(oid)
+        if not targets:
+            return Containing(())
+        cutoff = min(self._repo[oid].commit_time for oid in targets) - CLOCK_SLOP
+        reaches: dict[pygit2.Oid, bool] = {oid: True for oid in targets}
+        budget = max_walk
+        found: list[str] = []
+        complete = True
+        current = self._current_branch()
+        for name, tip in sorted(self._branches().items(), key=lambda item: (item[0] != current,
+                                                                           item[0].startswith("remotes/"),
+                                                                           item[0])):
+            stack = [tip]
+            while stack and budget > 0:
+                oid = stack[-1]
+                if oid in reaches:
+                    stack.pop()
+                    continue
+                try:
+                    commit = self._repo[oid]
+                    parents = commit.parent_ids if commit.commit_time >= cutoff else []
+                except (KeyError, ValueError, AttributeError):
+                    parents = []
+                waiting = [p for p in parents if p not in reaches]
+                if waiting:
+                    budget -= 1
+                    stack.extend(waiting)
+                    continue
+                reaches[oid] = any(reaches[p] for p in parents)
+                stack.pop()
+            if stack:
+                complete = False
+                break
+            if reaches[tip]:
+                found.append(name.removeprefix("remotes/"))
+        return Containing(tuple(found), complete)
 
     def placement(self, commit: str) -> Placement:
         if self.on_head(commit):

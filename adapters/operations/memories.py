@@ -177,11 +177,13 @@ def show(repo: Path, memory_id: str) -> Outcome:
         lines.append(f"  tags       {', '.join(found.memory.tags)}")
     relations = _relations(state, view, found)
     doc.update(relations)
-    placement = _placement(store, found.memory)
+    placement, containing = _placement(store, found.memory)
     doc["branch"] = {"on_head": placement.on_head, "branches": list(placement.branches),
-                     "label": placement.label()}
+                     "label": placement.label(), "containing": list(containing.branches[:MAX_CONTAINING_LISTED]),
+                     "containing_count": len(containing.branches), "containing_complete": containing.complete}
     if not placement.on_head:
         lines.append(f"  branch     {placement.label()}")
+    lines.append(f"  branches   {containing.phrase()}")
     if relations["copy_of"]:
         lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
     elif found.meta and found.meta.superseded_by:
@@ -201,14 +203,21 @@ def show(repo: Path, memory_id: str) -> Outcome:
     return Outcome(doc, "\n".join(lines))
 
 
+#: `show --json` lists at most this many of the branches that contain a memory's commit (and counts them all).
+MAX_CONTAINING_LISTED = 100
+
+
 def _placement(store, memory):
-    """Where the commit a memory hangs on stands: on HEAD's line, on other branches only, or on none."""
+    """Where the commit a memory hangs on stands (on HEAD's line, on other branches only, or on none), and
+    which branches contain it."""
     from memactors.adapters.git.branches import BranchMap, Placement
 
     branches = BranchMap(store.git.repo)
-    placements = [branches.placement(commit) for commit in sorted(memory.commits())]
-    return next((p for p in placements if p.on_head), None) or Placement(
+    commits = sorted(memory.commits())
+    placements = [branches.placement(commit) for commit in commits]
+    placement = next((p for p in placements if p.on_head), None) or Placement(
         on_head=False, branches=tuple(sorted({b for p in placements for b in p.branches})))
+    return placement, branches.containing(commits)
 
 
 def _relations(state, view, found) -> dict[str, Any]:

@@ -133,6 +133,7 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
                                                 "tiers": ("hot", "warm", "cold", "archived", "untiered")})
 
     async def memory(request: Request) -> Response:
+        from memactors.adapters.git.branches import MAX_NAMED
         from memactors.adapters.operations import graph, memories, runs
 
         memory_id = request.path_params["memory_id"]
@@ -159,7 +160,8 @@ def create_app(repo: Path, *, warm: Any = None) -> Any:
         return page(request, "memory.html", {"json": {**doc, "edges": edges, "chain": chain, "tier_history": history},
                                               "m": doc, "edges": edges, "chain": chain, "history": history,
                                               "copies": copies, "replaced_by": replaced_by,
-                                              "folded": fold_copies(chain), "drawing": chain_drawing(chain)})
+                                              "folded": fold_copies(chain), "drawing": chain_drawing(chain),
+                                              "named": MAX_NAMED})
 
     async def run_page(request: Request) -> Response:
         from memactors.adapters.operations import runs

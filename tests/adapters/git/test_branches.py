@@ -6,7 +6,7 @@ import json
 
 import pygit2
 
-from memactors.adapters.git.branches import BranchMap
+from memactors.adapters.git.branches import BranchMap, Containing
 from tests.conftest import Repo, git, run_cli
 
 
@@ -42,11 +42,39 @@ def test_placements_of_merged_unmerged_and_deleted_branches(repo: Repo) -> None:
     assert gone.orphaned and gone.label() == "from a deleted branch, not in HEAD's history"
 
 
+def test_containing_names_every_branch_whose_history_holds_the_commit_heads_branch_first(repo: Repo) -> None:
+    commits = _branchy(repo)
+    git(repo.path, "update-ref", "refs/remotes/origin/main", "main")  # a remote-tracking branch, as a fetch leaves
+    branches = BranchMap(pygit2.Repository(str(repo.path)))
+    assert branches.containing([commits["main"]]) == Containing(("main", "feature/merged", "feature/x", "origin/main"))
+    assert branches.containing([commits["merged"]]).branches == ("main", "feature/merged", "feature/x", "origin/main")
+    assert branches.containing([commits["unmerged"]]).branches == ("feature/x",)
+    assert branches.containing([commits["deleted"]]) == Containing(())
+    # a memory stored on two commits (an alias) is in the branches of either
+    assert branches.containing([commits["unmerged"], commits["deleted"]]).branches == ("feature/x",)
+
+
+def test_containing_names_at_most_ten_then_counts_and_says_when_its_walk_stopped(repo: Repo) -> None:
+    commits = _branchy(repo)
+    for number in range(12):
+        git(repo.path, "branch", f"release/{number:02d}", "main")
+    branches = BranchMap(pygit2.Repository(str(repo.path)))
+    found = branches.containing([commits["main"]])
+    assert len(found.branches) == 15 and found.complete
+    assert found.phrase() == ("main, feature/merged, feature/x, release/00, release/01, release/02, release/03, "
+                              "release/04, release/05, release/06 and 5 more")
+    stopped = branches.containing([commits["main"]], max_walk=1)
+    assert not stopped.complete and "stopped looking" in stopped.phrase()
+    text = run_cli("show", f"decisions:{commits['main'][:7]}:0", "--repo", str(repo.path)).stdout
+    assert "  branches   main, feature/merged, feature/x, release/00," in text and "and 5 more" in text
+
+
 def test_show_lists_the_branches_of_a_memory_not_on_heads_line(repo: Repo) -> None:
     commits = _branchy(repo)
     shown = json.loads(run_cli("show", f"decisions:{commits['unmerged'][:7]}:0", "--json",
                                "--repo", str(repo.path)).stdout)
-    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not in HEAD's history"}
+    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not in HEAD's history",
+                               "containing": ["feature/x"], "containing_count": 1, "containing_complete": True}
     text = run_cli("show", f"decisions:{commits['deleted'][:7]}:0", "--repo", str(repo.path)).stdout
     assert "from a deleted branch, not in HEAD's history" in text
     merged = json.loads(run_cli("show", f"decisions:{commits['merged'][:7]}:0", "--json",
