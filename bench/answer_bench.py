@@ -12,8 +12,9 @@ asked as `memactors recall QUESTION --answer --json --no-track` asks it, offline
 Reported, tuning and held-out questions apart (the labels hold every third question out; nothing here is tuned
 on those):
 - answerable questions (bench/labels/real_store_questions.json): the share answered, the share whose answer cites
-  at least one labelled memory, and the share citing only labelled memories (a citation counts as labelled when
-  it is a labelled memory, a copy of one, or a summary made from one);
+  at least one labelled memory, the share citing only labelled memories, and the share whose first citation is
+  labelled (a citation counts as labelled when it is a labelled memory, a copy of one, or a summary made from
+  one);
 - unanswerable questions (bench/labels/real_store_unanswerable.json): the share answered "The memories do not
   say.";
 - the median time of one answer.
@@ -80,14 +81,15 @@ def answerable(repo: Path, embedder, questions: list[dict], copy_of: dict[str, s
             return [entry.key]
         return [index.entries[r].key for s in entry.sources if (r := index.entries.row_of(s)) is not None]
 
-    rows: list[tuple[bool, bool, bool, bool]] = []  # held out, answered, cites a labelled one, cites only those
+    rows: list[tuple[bool, bool, bool, bool, bool]] = []  # held out, answered, cites a labelled one, only those, first
     took: list[float] = []
     for q in questions:
         labelled = {_canon(k, copy_of) for k in q["answers"]}
         got, seconds = ask(repo, embedder, q["question"], limit)
         took.append(seconds)
         right = [any(_canon(k, copy_of) in labelled for k in keys_of(c["id"])) for c in got["citations"]]
-        rows.append((bool(q.get("held_out")), got["answered"], any(right), bool(right) and all(right)))
+        rows.append((bool(q.get("held_out")), got["answered"], any(right), bool(right) and all(right),
+                     bool(right) and right[0]))
         if verbose and not all(right or [False]):
             print(f"  {'held-out ' if q.get('held_out') else ''}{sum(right)}/{len(right)} right: "
                   f"{q['question'][:80]}\n    -> {got['text'][:200]}", file=sys.stderr)
@@ -97,7 +99,8 @@ def answerable(repo: Path, embedder, questions: list[dict], copy_of: dict[str, s
         n = len(got)
         return {"questions": n, "answered": _share(sum(r[1] for r in got), n),
                 "cites_a_labelled_memory": _share(sum(r[2] for r in got), n),
-                "cites_only_labelled_memories": _share(sum(r[3] for r in got), n)}
+                "cites_only_labelled_memories": _share(sum(r[3] for r in got), n),
+                "first_citation_labelled": _share(sum(r[4] for r in got), n)}
 
     return {**part(None), "tuning": part(False), "held_out": part(True)}, took
 
@@ -152,7 +155,8 @@ def main() -> int:
         return 0
     for name, part in (("tuning", asked["tuning"]), ("held out", asked["held_out"]), ("all", asked)):
         print(f"answerable, {name} ({part['questions']}): answered {part['answered']}, cites a labelled memory "
-              f"{part['cites_a_labelled_memory']}, cites only labelled memories {part['cites_only_labelled_memories']}")
+              f"{part['cites_a_labelled_memory']}, cites only labelled memories {part['cites_only_labelled_memories']}, "
+              f"first citation labelled {part['first_citation_labelled']}")
     for name, part in (("tuning", missing["tuning"]), ("held out", missing["held_out"]), ("all", missing)):
         print(f"unanswerable, {name} ({part['questions']}): 'The memories do not say.' {part['do_not_say']}")
     print(f"answer median {result['answer_ms_median']} ms")
