@@ -278,7 +278,7 @@ def listing(repo: Path, *, limit: int = SHOWN) -> Outcome:
     head = (f"proposals of run {document['run_id']} ({document['proposed_at'][:16].replace('T', ' ')} UTC"
             + (f", namespaces {', '.join(document['namespaces'])}" if document.get("namespaces") else "") + ")")
     if document["change"] is None:
-        return Outcome({**document, "counts": counted}, head + ": the run would change nothing")
+        return Outcome({**document, "counts": counted, "writes": []}, head + ": the run would change nothing")
     lines = [f"{head}: {_phrase(counted)}"]
 
     def section(name: str, title: str, render) -> None:
@@ -311,8 +311,18 @@ def listing(repo: Path, *, limit: int = SHOWN) -> Outcome:
                                                   + (f": {name(w['source'])} -> {name(w['target'])}"
                                                      if w.get("source") else "")])
     lines.append("write them: `memactors proposals --apply`; drop them: `memactors proposals --discard`")
-    return Outcome({**document, "counts": counted, "change": None if document["change"] is None else "saved"},
-                   "\n".join(lines))
+    listed = {k: v for k, v in document.items() if k != "change"}  # the notes themselves are for --apply
+    return Outcome({**listed, "counts": counted, "writes": _writes(document["change"])}, "\n".join(lines))
+
+
+def _writes(saved: dict[str, Any] | None) -> list[str]:
+    """The refs applying `saved` writes."""
+    from memactors.adapters.git.memory_store import EDGES_REF, META_REF, RUNS_REF, SUMMARIES_REF
+
+    if saved is None:
+        return []
+    return [ref for ref, notes in ((META_REF, saved["meta_by_commit"]), (SUMMARIES_REF, saved["summaries_by_commit"]),
+                                   (EDGES_REF, saved["edges_by_commit"]), (RUNS_REF, True)) if notes]
 
 
 def apply(repo: Path, *, wait: float | None = None, expected_run: str | None = None) -> Outcome:

@@ -80,6 +80,8 @@ def test_propose_writes_no_ref_and_lists_what_the_run_would_write(repo: Repo, cl
     replaced = {(e["source"]["title"], e["target"]["title"]) for e in items["supersessions"]}
     assert ("Switch storage from SQLite to PostgreSQL", "Use SQLite for storage") in replaced
     assert all(e["reason"] for e in items["supersessions"] + items["conflicts"])
+    assert doc["writes"] == ["refs/notes/mem-meta", "refs/notes/mem-summaries", "refs/notes/mem-edges",
+                             "refs/notes/mem-runs"] and "change" not in doc
     (conflict,) = items["conflicts"]
     assert {conflict["source"]["title"], conflict["target"]["title"]} == {
         "Use Redis for session caching", "Do not use Redis for session caching"}
