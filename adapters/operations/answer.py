@@ -314,6 +314,8 @@ def answer(repo: Any, question: str, *, mode: str | None = None, limit: int = 10
     from memactors.adapters.operations.recall import recall
 
     notes = notes if notes is not None else []
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
     found = recall(repo, question, mode=mode, limit=max(limit, CANDIDATES), namespaces=namespaces, track=track,
                    embedder=embedder, notes=notes)
     document, query = found.document, " ".join(question.split())

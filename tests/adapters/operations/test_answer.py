@@ -162,3 +162,10 @@ def test_a_running_daemon_answers_a_recall_request_asking_for_the_answer(project
     assert got["code"] == 0, got
     assert got["document"]["answer"]["answered"] and "100 milliseconds" in got["document"]["answer"]["text"]
     assert got["text"].splitlines()[1].startswith("  confidence ")
+
+
+def test_bad_input_to_an_answer_is_one_line_and_exit_2(project: Repo) -> None:
+    for args in (["   "], ["hooks", "--limit", "0"]):
+        result = run_cli("recall", *args, "--answer", "--no-track", "--repo", str(project.path), env=UTC)
+        assert result.returncode == 2 and result.stdout == ""
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
