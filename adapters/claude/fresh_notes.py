@@ -93,27 +93,42 @@ def _changed_notes(common: Path, moved: list[str], recorded: Mapping[str, Any]
     out = _git(common, "log", "--first-parent", "-m", "--raw", "--no-renames", "--no-abbrev",
                f"-n{MAX_FRESH_COMMITS}", "--format=%x01%S", *moved, *since, "--").decode("utf-8", "replace")
     walked, cut = 0, False
-    ref = ""
     order: list[tuple[str, str]] = []
     newest: dict[tuple[str, str], str] = {}
     before: dict[tuple[str, str], str | None] = {}
-    for line in out.splitlines():
-        if line.startswith("\x01"):
-            walked += 1
-            ref = line[1:].strip()
-        elif line.startswith(":") and "\t" in line:
-            fields, path = line[1:].split("\t", 1)
-            parts = fields.split()
-            if len(parts) < 4:
-                continue
-            key = (ref, path.replace("/", ""))
+
+    def take(ref: str, changes: dict[str, list[str]]) -> None:
+        nonlocal cut
+        for path, (old, new) in changes.items():
+            if old == new:
+                continue  # a note moved between fan-out directories, unchanged
+            key = (ref, path)
             if key not in newest:
                 if len(order) >= MAX_FRESH_NOTES:
                     cut = True
                     continue
                 order.append(key)
-                newest[key] = parts[3]
-            before[key] = parts[2]  # the walk goes back in time: the last one seen is the oldest
+                newest[key] = new
+            before[key] = old  # the walk goes back in time: the last one seen is the oldest
+
+    ref, changes = "", {}
+    for line in out.splitlines():
+        if line.startswith("\x01"):
+            take(ref, changes)
+            walked += 1
+            ref, changes = line[1:].strip(), {}
+        elif line.startswith(":") and "\t" in line:
+            fields, path = line[1:].split("\t", 1)
+            parts = fields.split()
+            if len(parts) < 4:
+                continue
+            # a fan-out change shows one note deleted at a/bcd... and added at ab/cd...: one path, both sides
+            change = changes.setdefault(path.replace("/", ""), ["0" * 40, "0" * 40])
+            if not _null(parts[2]):
+                change[0] = parts[2]
+            if not _null(parts[3]):
+                change[1] = parts[3]
+    take(ref, changes)
     notes = [(r, c, newest[(r, c)], None if _null(before[(r, c)]) else before[(r, c)])
              for r, c in order if not _null(newest[(r, c)])]
     return cut or walked >= MAX_FRESH_COMMITS, notes

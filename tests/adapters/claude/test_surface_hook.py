@@ -337,3 +337,35 @@ def test_nothing_captured_since_the_last_run_reads_no_note(repo: Repo) -> None:
     repo.capture("learnings", "Job sessions must be closed in a finally block", "Leaks exhaust the pool.")
     read(repo, "src/db/pool.py", session="s2")
     assert (repo.path / ".git" / "memactors" / "surfacing-fresh.json").exists()
+
+
+def commit_starting_with(repo: Repo, nibble: str) -> str:
+    """An empty commit whose id starts with `nibble` (git files a note under its commit's first hex digits)."""
+    assert len(nibble) <= 2  # about 16**len tries
+    tries = 0
+    while True:
+        tries += 1
+        git(repo.path, "commit", "-q", "--allow-empty", "-m", f"{nibble} {tries}")
+        sha = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+        if sha.startswith(nibble):
+            return sha
+
+
+def test_captures_that_make_git_fan_the_notes_out_are_still_read_as_new(repo: Repo) -> None:
+    # git moves every note of a ref into fan-out directories in one commit once each first hex digit holds two
+    # notes: that commit deletes and adds every note, and the notes that really changed must still be found
+    # every first digit twice but "e" once: the next note on an "e" commit fans the ref out
+    for n, nibble in enumerate("0123456789abcdf" * 2 + "e"):
+        sha = commit_starting_with(repo, nibble)
+        repo.capture("decisions", f"Decision number {n} about module m{n}", f"Keep module m{n} small.", commit=sha)
+    assert "tree" not in git(repo.path, "ls-tree", "refs/notes/mem/decisions").stdout
+    consolidate(repo)
+    # a note filed last in the fan-out commit's listing (after the 32 others), then the fan-out
+    repo.capture("decisions", "Serve webhooks through the Stripe event queue", "Retries arrive out of order.",
+                 commit=commit_starting_with(repo, "ff"))
+    repo.capture("decisions", "Decision about module last", "Keep module last small.",
+                 commit=commit_starting_with(repo, "e"))
+    assert "tree" in git(repo.path, "ls-tree", "refs/notes/mem/decisions").stdout  # fanned out since the run
+    prompt = {"session_id": "s1", "cwd": str(repo.path), "hook_event_name": "UserPromptSubmit",
+              "prompt": "How do we serve webhooks from the Stripe event queue?"}
+    assert "Stripe event queue" in shown(surface(repo, prompt))
