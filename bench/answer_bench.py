@@ -17,6 +17,8 @@ on those):
   one);
 - unanswerable questions (bench/labels/real_store_unanswerable.json): the share answered "The memories do not
   say.";
+- the confidence of answers citing a labelled memory first against the others (absent topics answered
+  included): each group's mean, and how often a right one is the more confident of a pair;
 - the median time of one answer.
 """
 
@@ -64,6 +66,19 @@ def ask(repo: Path, embedder, question: str, limit: int) -> tuple[dict, float]:
     return outcome.document["answer"], time.perf_counter() - started
 
 
+#: The confidence of every answer given: its first citation labelled, or not (an absent topic answered included).
+CONFIDENCE: dict[str, list[float]] = {"first citation labelled": [], "wrong": []}
+
+
+def _separation() -> dict:
+    """Mean confidence of right and wrong answers, and how often a right one is more confident than a wrong one."""
+    right, wrong = CONFIDENCE["first citation labelled"], CONFIDENCE["wrong"]
+    pairs = [(r > w) + 0.5 * (r == w) for r in right for w in wrong]
+    return {"right": len(right), "right_mean": round(statistics.mean(right), 3) if right else None,
+            "wrong": len(wrong), "wrong_mean": round(statistics.mean(wrong), 3) if wrong else None,
+            "right_above_wrong": round(sum(pairs) / len(pairs), 3) if pairs else None}
+
+
 def _share(hits: int, n: int) -> float | None:
     return round(hits / n, 3) if n else None
 
@@ -90,6 +105,8 @@ def answerable(repo: Path, embedder, questions: list[dict], copy_of: dict[str, s
         right = [any(_canon(k, copy_of) in labelled for k in keys_of(c["id"])) for c in got["citations"]]
         rows.append((bool(q.get("held_out")), got["answered"], any(right), bool(right) and all(right),
                      bool(right) and right[0]))
+        if got["answered"]:
+            CONFIDENCE["first citation labelled" if right and right[0] else "wrong"].append(got["confidence"])
         if verbose and not all(right or [False]):
             print(f"  {'held-out ' if q.get('held_out') else ''}{sum(right)}/{len(right)} right: "
                   f"{q['question'][:80]}\n    -> {got['text'][:200]}", file=sys.stderr)
@@ -113,6 +130,8 @@ def unanswerable(repo: Path, embedder, questions: list[dict], limit: int,
         got, seconds = ask(repo, embedder, q["question"], limit)
         took.append(seconds)
         said.append((bool(q.get("held_out")), got["text"] == NOT_SAID))
+        if got["answered"]:
+            CONFIDENCE["wrong"].append(got["confidence"])
         if verbose and got["text"] != NOT_SAID:
             print(f"  answered anyway: {q['question'][:80]}\n    -> {got['text'][:160]}", file=sys.stderr)
 
@@ -149,7 +168,7 @@ def main() -> int:
         asked, took = answerable(repo, embedder, answers, copy_of, args.limit, args.verbose)
         missing, took_more = unanswerable(repo, embedder, absent, args.limit, args.verbose)
     result = {"machine": machine(), "answerable": asked, "unanswerable": missing,
-              "answer_ms_median": round(1000 * statistics.median(took + took_more))}
+              "confidence": _separation(), "answer_ms_median": round(1000 * statistics.median(took + took_more))}
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
@@ -159,6 +178,9 @@ def main() -> int:
               f"first citation labelled {part['first_citation_labelled']}")
     for name, part in (("tuning", missing["tuning"]), ("held out", missing["held_out"]), ("all", missing)):
         print(f"unanswerable, {name} ({part['questions']}): 'The memories do not say.' {part['do_not_say']}")
+    c = result["confidence"]
+    print(f"confidence: {c['right']} answers citing a labelled memory first, mean {c['right_mean']}; {c['wrong']} "
+          f"others, mean {c['wrong_mean']}; a right one above a wrong one {c['right_above_wrong']}")
     print(f"answer median {result['answer_ms_median']} ms")
     return 0
 
