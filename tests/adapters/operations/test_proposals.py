@@ -176,3 +176,17 @@ def test_a_run_that_would_change_nothing_proposes_nothing(repo: Repo, cli) -> No
     assert done.returncode == 0 and "would change nothing: no proposals" in done.stdout
     assert refs_and_bytes(repo) == before
     assert cli("proposals", "--repo", str(repo.path)).stdout.startswith("no proposals")
+
+
+def test_an_unreadable_proposals_file_is_one_line_and_discard_drops_it(repo: Repo, cli) -> None:
+    build(repo)
+    broken = repo.path / ".git" / "memactors" / "proposals.json"
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_text('{"version": 1, "run_id": "x", "ite')
+    for args in (("proposals",), ("proposals", "--apply")):
+        done = cli(*args, "--repo", str(repo.path))
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert "cannot be read" in done.stderr and "memactors proposals --discard" in done.stderr
+    dropped = cli("proposals", "--discard", "--repo", str(repo.path))
+    assert dropped.returncode == 0 and not broken.exists()
+    assert not any(r.startswith("refs/notes/mem-") for r in repo.refs())
