@@ -4,7 +4,8 @@
 (`ProposalRecorder`) and saves, under `<git common dir>/memactors/proposals.json`, the notes that commit would
 write, the tips of the state and memory refs the run read, and the items a person reviews (summaries with their
 members, supersessions, conflicts and links with their reasons, tier moves). `apply` writes those very notes
-through the store's commit, only if no ref moved since; `discard` deletes the file.
+through the store's commit, only if no ref moved since (else it refuses with exit 1 and keeps them); `discard`
+deletes them.
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ class ProposalRecorder:
     """A `StateSink` that writes nothing: it keeps the change a run would commit (and the tips it expected),
     and answers with the refs that commit would have updated."""
 
-    def __init__(self, store: Any) -> None:
-        self.store = store
+    def __init__(self) -> None:
         self.change: Any = None
         self.expected_tips: dict[str, str | None] = {}
 
@@ -104,7 +104,7 @@ def propose(services: Any, options: Any, *, handle_signals: bool = False) -> Out
 
     store = services.store
     memory_tips = _memory_tips(store)  # read before the scan: a capture meanwhile makes the proposals stale
-    recorder = ProposalRecorder(store)
+    recorder = ProposalRecorder()
     options = dataclasses.replace(options, dry_run=False)
     # a new proposal replaces the last at once: one interrupted midway leaves none, never old ones beside new files
     proposals_path(store.git.common_dir).unlink(missing_ok=True)
