@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -49,19 +50,18 @@ def one_line_error(result: subprocess.CompletedProcess) -> str:
 
 
 def test_forgetting_off_moves_no_memory_between_tiers_and_says_so(populated: Repo) -> None:
-    first = consolidate(populated, **FAST)
-    assert first["stages_off"] == {}
+    consolidate(populated, **FAST)
     faded = {k: m.tier for k, m in state(populated).meta.items()}
     assert set(faded.values()) - {Tier.HOT}, "the fixture has memories that faded"
     meta_tip = populated.refs()[META_REF]
     populated.capture("decisions", "Deploy from the main branch only", when=NOW - timedelta(days=300))
-    off = {**FAST, "MEMACTORS_FORGETTING_ENABLED": "false", "MEMACTORS_HOT_THRESHOLD": "0.95"}
+    off = {**FAST, "MEMACTORS_FORGETTING_ENABLED": "false", "MEMACTORS_TIER_HOT_THRESHOLD": "0.95"}
     report = consolidate(populated, **off)
-    assert report["stages_off"] == {"forgetting": "MEMACTORS_FORGETTING_ENABLED=false"}
-    assert report["tier_transitions"] == {"new->hot": 1}
     after = state(populated).meta
     assert {k: m.tier for k, m in after.items() if k in faded} == faded  # earlier tiers kept, not recomputed
     assert [m.tier for k, m in after.items() if k not in faded] == [Tier.HOT]  # a 300-day-old newcomer: hot
+    assert report["tier_transitions"] == {"new->hot": 1}
+    assert report["stages_off"] == {"forgetting": "MEMACTORS_FORGETTING_ENABLED=false"}
     assert populated.refs()[META_REF] != meta_tip  # the newcomer's record, nothing else
     assert "forgetting: off (MEMACTORS_FORGETTING_ENABLED=false)" in text_report(populated, **off)
     on = consolidate(populated, **FAST)  # switched on again, the next run tiers as usual
@@ -75,17 +75,17 @@ def test_consolidation_off_clusters_summarizes_judges_and_links_nothing_and_keep
         store_of_facts: Repo) -> None:  # noqa: F811 - fixture
     off = {"MEMACTORS_CONSOLIDATION_ENABLED": "false"}
     report = consolidate(store_of_facts, **off)
-    assert report["stages_off"] == {
-        "consolidation": "MEMACTORS_CONSOLIDATION_ENABLED=false",
-        "linking": "MEMACTORS_CONSOLIDATION_ENABLED=false: links need its clusters"}
-    assert report["clusters_found"] == report["pairs_found"] == report["summaries_created"] == 0
-    assert report["memories_embedded"] == 0 and report["supersessions_detected"] == 0
     refs = store_of_facts.refs()
     assert SUMMARIES_REF not in refs and EDGES_REF not in refs
     assert all(m.cluster_id is None and m.superseded_by is None for m in state(store_of_facts).meta.values())
+    assert report["clusters_found"] == report["pairs_found"] == report["summaries_created"] == 0
+    assert report["memories_embedded"] == 0 and report["supersessions_detected"] == 0
+    assert report["stages_off"] == {
+        "consolidation": "MEMACTORS_CONSOLIDATION_ENABLED=false",
+        "linking": "MEMACTORS_CONSOLIDATION_ENABLED=false: links need its clusters"}
 
     on = consolidate(store_of_facts)  # the stage on: summaries, verdicts, links
-    assert on["stages_off"] == {} and on["summaries_created"] >= 1 and on["supersessions_detected"] >= 1
+    assert on["summaries_created"] >= 1 and on["supersessions_detected"] >= 1 and on["stages_off"] == {}
     kept = state(store_of_facts)
     written = store_of_facts.refs()
     again = consolidate(store_of_facts, "--full", **off)  # off again: nothing earlier runs wrote is dropped
@@ -110,11 +110,11 @@ def test_linking_off_finds_no_link_but_still_consolidates(store_of_facts: Repo, 
     assert any(e.is_link for e in state(twin).edges.values()), "the fixture has links to find"
 
     report = consolidate(store_of_facts, MEMACTORS_LINKING_ENABLED="0")
-    assert report["stages_off"] == {"linking": "MEMACTORS_LINKING_ENABLED=0"}
-    assert report["summaries_created"] == with_links["summaries_created"] >= 1
     edges = state(store_of_facts).edges.values()
     assert not any(e.is_link for e in edges)
     assert any(e.edge_type is EdgeType.SUPERSEDES for e in edges)
+    assert report["summaries_created"] == with_links["summaries_created"] >= 1
+    assert report["stages_off"] == {"linking": "MEMACTORS_LINKING_ENABLED=0"}
     assert "linking: off (MEMACTORS_LINKING_ENABLED=0)" in text_report(store_of_facts, MEMACTORS_LINKING_ENABLED="0")
 
 
@@ -138,8 +138,8 @@ def test_surfacing_off_builds_no_index_and_the_hook_is_silent(repo: Repo) -> Non
     repo.capture("learnings", "Job sessions must be closed in a finally block", "Or the pool leaks.")
     off = {**FAST, "MEMACTORS_SURFACING_ENABLED": "false"}
     report = consolidate(repo, **off)
-    assert report["stages_off"] == {"surfacing": "MEMACTORS_SURFACING_ENABLED=false"}
     assert not index.exists()  # not built, and the earlier one gone rather than stale
+    assert report["stages_off"] == {"surfacing": "MEMACTORS_SURFACING_ENABLED=false"}
     assert run_cli("surface", input=hook, cwd=repo.path, env=off).stdout == ""
     assert "surfacing: off (MEMACTORS_SURFACING=off)" in text_report(repo, **FAST, MEMACTORS_SURFACING="off")
 
@@ -163,9 +163,9 @@ def test_implicit_capture_off_queues_and_reads_no_transcript(repo: Repo, tmp_pat
 
     queue_transcript(common, str(transcript), "0b6c1c1e-0001", "SessionEnd")  # queued while it was on
     report = consolidate(repo, **off)
-    assert report["stages_off"] == {"implicit_capture": "MEMACTORS_IMPLICIT_CAPTURE_ENABLED=false"}
     assert len(queued(common)) == 1  # not read, not dropped
     assert ReviewQueue(common).load(SystemClock().now()).pending == []
+    assert report["stages_off"] == {"implicit_capture": "MEMACTORS_IMPLICIT_CAPTURE_ENABLED=false"}
     assert "implicit capture: off (MEMACTORS_IMPLICIT_CAPTURE_ENABLED=false)" in text_report(repo, **off)
 
     consolidate(repo, **FAST)  # on again: the queued session is read into proposals
@@ -213,14 +213,14 @@ def test_the_daemon_runs_on_the_schedule_interval_hours_sets(populated: Repo) ->
     daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(populated.path)],
                               stderr=subprocess.PIPE, text=True, env=env)
     said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(iter(daemon.stderr.readline, "")), daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not any("(schedule)" in line for line in said):
-            line = daemon.stderr.readline()
-            if not line:
-                break
-            said.append(line)
+            time.sleep(0.2)
     finally:
         daemon.send_signal(signal.SIGINT)
-        daemon.communicate(timeout=60)
+        daemon.wait(timeout=60)
+        reader.join(timeout=10)
     assert any("(schedule)" in line for line in said), "".join(said)
