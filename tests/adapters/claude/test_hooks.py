@@ -169,7 +169,7 @@ def test_the_plugin_folder_follows_the_documented_schema() -> None:
                 assert words[0] == "memactors"
                 parser.parse_args(words[1:])  # a command the CLI really has
     commands = sorted(p.stem for p in (PLUGIN / "commands").glob("*.md"))
-    assert commands == ["consolidate", "edges", "recall", "review", "status", "tiers"]
+    assert commands == ["automemory", "consolidate", "edges", "recall", "review", "status", "tiers"]
     from memactors.adapters.claude.hook_setup import CLAUDE_HOOKS
 
     # the plugin and `hooks install --claude` register the same events, matchers and commands
