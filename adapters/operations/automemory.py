@@ -92,7 +92,7 @@ def _imported(store) -> dict[str, list[Any]]:
 
 def import_auto_memory(repo: Path, *, dry_run: bool = False) -> Outcome:
     """Import the project's auto memory topic files (new and edited ones; unchanged ones are skipped)."""
-    from memactors.adapters.git.capture_writer import CaptureRefused, write_memory
+    from memactors.adapters.git.capture_writer import CaptureRefused, prepare_entry, write_entries
     from memactors.adapters.models.redaction import redact
     from memactors.events.threat import screen
 
@@ -109,6 +109,7 @@ def import_auto_memory(repo: Path, *, dry_run: bool = False) -> Outcome:
     topics = am.read_topics(directory)
     if not dry_run and topics:
         store.git.check_writable()
+    batches: dict[str, list[tuple[dict[str, Any], str]]] = {}  # namespace -> (doc entry, prepared entry)
     for topic in topics:
         sha_tag = f"{SHA_TAG}{topic.digest[:16]}"
         before = earlier.get(topic.name, [])
@@ -127,16 +128,20 @@ def import_auto_memory(repo: Path, *, dry_run: bool = False) -> Outcome:
             body = f"{body}\n\nReplaces: {before[-1].summary}".strip()
         body = f"{body}\n\n(From Claude Code's auto memory: {topic.name})".strip()
         entry = {"file": topic.name, "namespace": namespace, "summary": summary}
-        if not dry_run:
-            try:
-                entry["id"] = write_memory(store, namespace, summary, body, tags=[TAG, f"{FILE_TAG}{topic.name}",
-                                                                                   sha_tag], relates_to=relates)
-            except CaptureRefused as exc:
-                doc["refused"].append({"file": topic.name, "reason": str(exc)})
-                continue
+        try:
+            prepared = prepare_entry(namespace, summary, body, tags=[TAG, f"{FILE_TAG}{topic.name}", sha_tag],
+                                     relates_to=relates)
+        except CaptureRefused as exc:
+            doc["refused"].append({"file": topic.name, "reason": str(exc)})
+            continue
+        batches.setdefault(namespace, []).append((entry, prepared))
         if before:
             entry["replaces"] = before[-1].id
         doc["updated" if before else "imported"].append(entry)
+    if not dry_run:  # one notes commit a namespace: a thousand files are not a thousand commits
+        for namespace, batch in batches.items():
+            for (entry, _), memory_id in zip(batch, write_entries(store, namespace, [p for _, p in batch])):
+                entry["id"] = memory_id
     present = {t.name for t in topics}
     doc["removed"] = [{"file": name, "id": memories[-1].id} for name, memories in sorted(earlier.items())
                       if name not in present]

@@ -158,3 +158,19 @@ def test_with_the_bridge_on_consolidate_imports_then_exports_and_status_says_so(
     status = run_cli("status", "--repo", str(repo.path), env={"MEMACTORS_AUTOMEMORY": "on"}).stdout
     assert "auto memory bridge on" in status and "imported" in status and "exported" in status
     assert "auto memory bridge off" in run_cli("status", "--repo", str(repo.path)).stdout
+
+
+def test_an_import_writes_one_notes_commit_a_namespace_however_many_files(repo: Repo, home: Path) -> None:
+    directory = _memory_dir(home, repo.path)
+    for number in range(30):
+        _topic(directory, f"project_{number:02d}.md", f"Module {number}", f"Module {number} keeps its own schema",
+               "project", f"Decided for module {number}.")
+    _topic(directory, "feedback_diffs.md", "Diffs", "Keep diffs under 400 lines", "feedback", "Reviews stall.")
+    done = _cli_json("automemory", "import", "--repo", str(repo.path))
+    ids = [e["id"] for e in done["imported"]]
+    head = git(repo.path, "rev-parse", "HEAD").stdout.strip()
+    assert [i for i in ids if i.startswith("decisions:")] == [f"decisions:{head}:{n}" for n in range(30)]
+    assert git(repo.path, "rev-list", "--count", "refs/notes/mem/decisions").stdout.strip() == "1"
+    assert git(repo.path, "rev-list", "--count", "refs/notes/mem/patterns").stdout.strip() == "1"
+    shown = _cli_json("show", f"decisions:{head}:17", "--repo", str(repo.path))
+    assert shown["summary"] == "Module 17 keeps its own schema" and "auto-memory-file:project_17.md" in shown["tags"]
