@@ -128,3 +128,22 @@ def test_each_memory_keeps_only_its_strongest_links() -> None:
     many = [_c(f"m{i}", "learnings", i, f"Unrelated note {i}", f"Topic {i} only.") for i in range(80)]
     links = discover_links([hub, *spokes, *many])
     assert sum("hub" in (k.source, k.target) for k in links) == MAX_PER_MEMORY
+
+
+SPEC_A = ("Task 2.3 of SPEC-2025-12-25-001 done: phase 2 tests pass",
+          "## Summary\nSPEC-2025-12-25-001 phase 2, task 2.3 complete; PROGRESS.md updated, implementation_plan.md ticked.")
+SPEC_B = ("Task 2.3 of SPEC-2025-12-25-001 done: phase 2 docs written",
+          "## Summary\nSPEC-2025-12-25-001 phase 2, task 2.3 complete; PROGRESS.md updated, implementation_plan.md ticked.")
+
+
+def test_two_progress_notes_on_different_commits_sharing_a_work_stream_label_are_not_linked() -> None:
+    # a spec id, a phase and a task number reused across specs tie progress notes of different work
+    first = _c("a", "progress", 1, *SPEC_A, commit="c1")
+    second = _c("b", "progress", 9, *SPEC_B, commit="c2")
+    assert discover_links([first, second, *FILLER]) == []
+
+
+def test_two_progress_notes_on_one_commit_sharing_the_words_are_linked() -> None:
+    first = _c("a", "progress", 1, *SPEC_A, commit="c1")
+    second = _c("b", "progress", 1, *SPEC_B, commit="c1")
+    assert _keys(discover_links([first, second, *FILLER])) == {frozenset(("a", "b"))}
