@@ -102,6 +102,10 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
         lines.append(f"below {threshold:g} by then: {len(below)}")
         lines += [f"  {row['retention']:.2f}  {row['becomes']:<8} {row['id']}  {' '.join(row['summary'].split())[:60]}"
                   for row in below[:limit]]
+    if not settings.forgetting_enabled:  # a preview of what a run would do, and runs do none of it now
+        doc["forgetting_off"] = settings.stages_off()["forgetting"]
+        lines.insert(0, f"forgetting is off ({doc['forgetting_off']}): runs move none of these until it is on; "
+                        "what follows is where retention would take them")
     if held:
         lines.append(f"held where you put them ({len(held)}; `memactors pin|archive --undo ID` releases one):")
         lines += [f"  {row['pin']:<8} {row['id']}  {' '.join(row['summary'].split())[:60]}" for row in held[:limit]]

@@ -248,9 +248,11 @@ def _relations(state, view, found) -> dict[str, Any]:
                     "you kept this one" if edge.resolution == f"keep:{key}" else "you kept the other")
                 conflicts.append(f"{edge.id[:12]} with {label(view, other_key)}: resolved, {decided}")
     stored = found.tier
-    upcoming = tier_for(load_settings().retention_policy(), found.retention.score).value
+    settings = load_settings()
+    upcoming = tier_for(settings.retention_policy(), found.retention.score).value
+    moves = settings.forgetting_enabled  # with forgetting off the next run keeps the stored tier
     return {"copy_of": copy_of, "replaces": replaces, "replaces_labels": replaces_labels, "conflicts": conflicts,
-            "next_tier": upcoming if stored not in ("untiered", upcoming) else None}
+            "next_tier": upcoming if moves and stored not in ("untiered", upcoming) else None}
 
 
 # --- status and tiers -------------------------------------------------------------------------

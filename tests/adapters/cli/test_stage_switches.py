@@ -224,3 +224,22 @@ def test_the_daemon_runs_on_the_schedule_interval_hours_sets(populated: Repo) ->
         daemon.wait(timeout=60)
         reader.join(timeout=10)
     assert any("(schedule)" in line for line in said), "".join(said)
+
+
+def test_decay_and_show_say_no_run_moves_a_memory_while_forgetting_is_off(populated: Repo) -> None:
+    consolidate(populated, **FAST)
+    stricter = {**FAST, "MEMACTORS_HOT_THRESHOLD": "0.97", "MEMACTORS_WARM_THRESHOLD": "0.96",
+                "MEMACTORS_ARCHIVE_THRESHOLD": "0.95"}  # every memory's retention now says it should move
+    off = {**stricter, "MEMACTORS_FORGETTING_ENABLED": "false"}
+    tiers = json.loads(run_cli("tiers", "--json", "--repo", str(populated.path), env=FAST).stdout)
+    hot = tiers["tiers"]["hot"][0]["id"]
+    shown = json.loads(run_cli("show", hot, "--json", "--repo", str(populated.path), env=stricter).stdout)
+    assert shown["next_tier"] == "archived"
+    shown_off = run_cli("show", hot, "--json", "--repo", str(populated.path), env=off)
+    assert shown_off.returncode == 0 and json.loads(shown_off.stdout)["next_tier"] is None
+    preview = run_cli("decay", "--repo", str(populated.path), env=off)
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith("forgetting is off (MEMACTORS_FORGETTING_ENABLED=false): runs move none of "
+                                     "these until it is on")
+    document = json.loads(run_cli("decay", "--json", "--repo", str(populated.path), env=off).stdout)
+    assert document["forgetting_off"] == "MEMACTORS_FORGETTING_ENABLED=false"
