@@ -208,8 +208,9 @@ def test_thresholds_out_of_order_or_range_and_a_bad_switch_are_one_line_and_exit
 # --- interval hours -----------------------------------------------------------------------------------------
 
 
-def test_the_daemon_runs_on_the_schedule_interval_hours_sets(populated: Repo) -> None:
-    env = {**os.environ, **FAST, "MEMACTORS_INTERVAL_HOURS": str(2 / 3600)}  # every 2 s
+def test_the_daemon_runs_on_the_schedule_interval_hours_sets_and_logs_a_stage_switched_off(populated: Repo) -> None:
+    env = {**os.environ, **FAST, "MEMACTORS_INTERVAL_HOURS": str(2 / 3600),  # every 2 s
+           "MEMACTORS_FORGETTING_ENABLED": "off"}
     daemon = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "run", "--repo", str(populated.path)],
                               stderr=subprocess.PIPE, text=True, env=env)
     said: list[str] = []
@@ -224,6 +225,7 @@ def test_the_daemon_runs_on_the_schedule_interval_hours_sets(populated: Repo) ->
         daemon.wait(timeout=60)
         reader.join(timeout=10)
     assert any("(schedule)" in line for line in said), "".join(said)
+    assert any("forgetting off (MEMACTORS_FORGETTING_ENABLED=off)" in line for line in said), "".join(said)
 
 
 def test_decay_and_show_say_no_run_moves_a_memory_while_forgetting_is_off(populated: Repo) -> None:
