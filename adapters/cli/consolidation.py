@@ -380,7 +380,8 @@ def _serve(args: argparse.Namespace) -> int:
     from memactors.adapters.operations.recall import answer_request
     from memactors.adapters.runtime.run_gate import DaemonRunGate
 
-    if min(1 if args.schedule_hours is None else args.schedule_hours, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
+    every = 1 if args.schedule_hours is None else args.schedule_hours  # None: MEMACTORS_INTERVAL_HOURS, checked there
+    if min(every, args.quiet_minutes, args.debounce_seconds, args.threshold) <= 0:
         raise UsageError("--schedule-hours, --quiet-minutes, --debounce-seconds and --threshold must be positive")
     logging.getLogger("memactors").setLevel(logging.INFO)
     settings = load_settings()

@@ -246,18 +246,13 @@ def _field_named(loc: object) -> str | None:
 
 
 def _allowed(field: str) -> str:
-    """A field's bounds in words, e.g. "from 0 to 1", or "" when it has none."""
+    """A field's bounds in words, e.g. "from 0 to 1" or "more than 0", or "" when it has none."""
     bounds = {name: getattr(m, name) for m in Settings.model_fields[field].metadata
               for name in ("ge", "gt", "le", "lt") if getattr(m, name, None) is not None}
-    low = (f"{bounds['ge']:g}", "from") if "ge" in bounds else (f"{bounds['gt']:g}", "above") if "gt" in bounds else None
-    high = (f"{bounds['le']:g}", "to") if "le" in bounds else (f"{bounds['lt']:g}", "below") if "lt" in bounds else None
-    if low and high:
-        return f"{low[1]} {low[0]} {high[1]} {high[0]}" + (" (excluded)" if "gt" in bounds or "lt" in bounds else "")
-    if low:
-        return f"{low[0]} or more" if low[1] == "from" else f"above {low[0]}"
-    if high:
-        return f"{high[0]} or less" if high[1] == "to" else f"below {high[0]}"
-    return ""
+    if "ge" in bounds and "le" in bounds:
+        return f"from {bounds['ge']:g} to {bounds['le']:g}"
+    words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+    return " and ".join(f"{words[name]} {bounds[name]:g}" for name in ("ge", "gt", "le", "lt") if name in bounds)
 
 
 def configuration_error(exc: ValidationError) -> str:

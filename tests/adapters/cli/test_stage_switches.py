@@ -195,7 +195,7 @@ def test_thresholds_out_of_order_or_range_and_a_bad_switch_are_one_line_and_exit
                                                 "0 to 1",
         ("MEMACTORS_FORGETTING_ENABLED", "maybe"): "invalid configuration MEMACTORS_FORGETTING_ENABLED=maybe: must be "
                                                    "true or false",
-        ("MEMACTORS_INTERVAL_HOURS", "0"): "invalid configuration MEMACTORS_INTERVAL_HOURS=0: must be above 0",
+        ("MEMACTORS_INTERVAL_HOURS", "0"): "invalid configuration MEMACTORS_INTERVAL_HOURS=0: must be more than 0",
     }
     before = populated.refs()
     for (name, value), said in cases.items():
