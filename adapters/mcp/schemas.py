@@ -124,6 +124,12 @@ class Shown(Answer):
     conflicts: list[str] = Field(default_factory=list, description="Contradictions with it, decided or not.")
     summarized_in: str | None = None
     next_tier: str | None = Field(None, description="The tier the next run gives it, when that changes.")
+    branch: str | None = Field(None, description="Set when its commit is not in HEAD's history: the branches that "
+                               "hold it, or that its branch was deleted (not necessarily unmerged: squash merges "
+                               "look the same).")
+    branches: list[str] = Field(default_factory=list, description="The branches whose history holds its commit, "
+                                "HEAD's branch first (at most 10; branches_count counts them all).")
+    branches_count: int | None = None
     key_facts: list[str] = Field(default_factory=list)
     superseded_facts: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list, description="A summary's members.")

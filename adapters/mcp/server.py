@@ -26,6 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
+from memactors.adapters.git.branches import MAX_NAMED
 from memactors.adapters.mcp import schemas
 from memactors.adapters.operations.warm_model import WarmModel
 from memactors.adapters.operations.errors import UsageError
@@ -201,6 +202,7 @@ def _shown(doc: dict[str, Any]) -> dict[str, Any]:
                 "superseded_facts": doc.get("superseded_facts", []), "sources": doc.get("source_ids")
                 or doc.get("source_keys", [])}
     meta = doc.get("meta") or {}
+    branch = doc.get("branch") or {}
     return {"kind": "memory", "id": doc["id"], "namespace": doc["namespace"], "tier": doc.get("tier"),
             "timestamp": doc["timestamp"], "title": doc["title"], "summary": doc.get("summary", ""),
             "body": doc.get("body", ""),
@@ -208,7 +210,8 @@ def _shown(doc: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": meta.get("superseded_by"), "copy_of": doc.get("copy_of"),
             "replaces": doc.get("replaces", []), "conflicts": doc.get("conflicts", []),
             "summarized_in": f"summary:{meta['consolidated_into']}" if meta.get("consolidated_into") else None,
-            "next_tier": doc.get("next_tier")}
+            "next_tier": doc.get("next_tier"), "branch": branch.get("label") or None,
+            "branches": branch.get("containing", [])[:MAX_NAMED], "branches_count": branch.get("containing_count")}
 
 
 def _fit_tiers(doc: dict[str, Any]) -> dict[str, Any]:

@@ -106,3 +106,15 @@ def test_recall_names_the_branch_of_a_result_not_in_heads_history(repo: Repo) ->
     assert "branch" not in next(r for r in trio_hits if "trio" in r["title"])
     text = run_cli("recall", "bloom filter for lookups", "--repo", str(repo.path)).stdout
     assert "(from feature/x, not in HEAD's history)" in text
+
+
+async def test_the_mcp_show_tool_names_the_branches_holding_a_memorys_commit(repo: Repo, tmp_path) -> None:
+    from tests.adapters.mcp.test_mcp_server import _doc, session
+
+    commits = _branchy(repo)
+    async with session(repo.path, tmp_path / "err") as (client, _):
+        on_main = _doc(await client.call_tool("show", {"id": f"decisions:{commits['main'][:7]}:0"}))
+        unmerged = _doc(await client.call_tool("show", {"id": f"decisions:{commits['unmerged'][:7]}:0"}))
+    assert on_main["branches"] == ["main", "feature/merged", "feature/x"] and on_main["branches_count"] == 3
+    assert on_main["branch"] is None
+    assert unmerged["branches"] == ["feature/x"] and unmerged["branch"] == "from feature/x, not in HEAD's history"
