@@ -88,7 +88,8 @@ class Settings(BaseSettings):
     capture_weights: dict[str, float] = Field(default_factory=dict,
         description='JSON object overriding the proposal confidence weights, e.g. {"novelty": 0.3}')
     automemory: bool = Field(False,
-        description="on: every consolidate imports Claude Code's auto memory before its run and exports after it")
+        description="on: every consolidate and daemon run imports Claude Code's auto memory before it and "
+        "exports after it")
     sync_personal: bool = Field(False,
         description="on: sync also pushes the personal namespace (auto memory of type user)")
     notes_base: str = Field(
