@@ -62,7 +62,9 @@ def register(commands: Any, parents: Parents) -> dict[str, Any]:
                             "arrive (a watcher on the memory refs), when hooks queue events (the inbox), and on "
                             "a schedule (a full run). Logs one line per run. Ctrl-C / SIGTERM finish the run in "
                             "flight and exit 0; a second daemon on the same repository exits 3. With --view, it "
-                            "also serves the viewer (as `memactors view`) and prints its URL on stdout.")
+                            "also serves the viewer (as `memactors view`) and prints its URL on stdout. With "
+                            "MEMACTORS_AUTOMEMORY=on, each run imports Claude Code's auto memory first, and the "
+                            "first run and each that changes something export it after (see `memactors automemory`).")
     p.add_argument("--schedule-hours", type=float, metavar="H",
                    help="full run every H hours (default MEMACTORS_INTERVAL_HOURS, 24)")
     p.add_argument("--schedule", metavar="CRON", help="full runs at the times a cron expression names, in your time "

@@ -203,7 +203,7 @@ def _cmd_hooks(args: argparse.Namespace) -> int:
                 if not args.print_only and not settings.automemory:
                     lines.append("Claude Code's own auto memory stays on this machine: share it through git with "
                                  "`memactors automemory import` (and `export`), or set MEMACTORS_AUTOMEMORY=on so "
-                                 "every `memactors consolidate` does both")
+                                 "every `memactors consolidate` and daemon run does both")
                 if not args.local:
                     lines += _path_notes(shutil.which("memactors"), os.environ.get("VIRTUAL_ENV"))
             else:
