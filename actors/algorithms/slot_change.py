@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import combinations
 
 from memactors.actors.algorithms.change_claim import words
 
@@ -33,8 +34,8 @@ _SCOPE_ONLY = re.compile(r"(?:new|the\s+rest|this|these|those|now|a\s+while|long
 #: Determiners before a role ("for all your video calls"): not what the role is.
 _DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s+)+", re.IGNORECASE)
 #: Where a role ends: "video calls related to our project", "main machine when working remotely".
-_ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|and|or|as|"
-                       r"going|moving|instead|from)\b.*$", re.IGNORECASE)
+_ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|as|"
+                       r"going|moving|instead|from|within|across|throughout|among|between)\b.*$", re.IGNORECASE)
 #: A role that names only where something applies ("for your projects", "for all work"): no role.
 _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team related "
                                "our your"))
@@ -68,13 +69,15 @@ _DIRECTIVE = frozenset(words(
     "consistency consistent clarity readability maintain style aspect across align "
     "re ll ve matter come good lower-case lowercase standardize standardise descriptive quick note reminder "
     "create creating initialize initializing standardizing standardized standardising standardised continue "
-    "continuing adopt adopting"))
+    "continuing adopt adopting forget mention mentioned before yes per discussion discussed slight base"))
 #: What makes a role exclusive, not what the role is: "as your main computer" = "as our primary computer".
 _ROLE_ADJECTIVES = frozenset(words("main primary preferred default official go-to standard only"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
 _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
             "identifier": "name", "machine": "computer", "communications": "communication"}
+#: What says a value will follow, not which: "use a specific format for your function names".
+_GENERIC = frozenset(words("format formats convention conventions approach pattern patterns scheme structure naming"))
 #: A naming style holds one value for what it names.
 _STYLE = re.compile(r"(?i)^(?:all\s+)?(?:snake_case|camelcase|pascalcase|kebab-case|upper\s*case|lower\s*case|"
                     r"screaming_snake_case|title\s*case)$")
@@ -82,7 +85,8 @@ _STYLE = re.compile(r"(?i)^(?:all\s+)?(?:snake_case|camelcase|pascalcase|kebab-c
 _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|in\s+order|even\s+if|for\s+(?:consistency|"
-                     r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as)\b",
+                     r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as|regardless|irrespective|"
+                     r"no\s+matter|followed\s+by|like\s+so)\b",
                      re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
                        r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition)\b", re.IGNORECASE)
@@ -111,6 +115,24 @@ MAX_SENTENCE = 300
 _ASKED = frozenset("you me us yourself like want wanted need needs asked ask".split())
 
 
+#: Where a lead-in ends and the instruction begins ("It's important we stay consistent, so from now on, ...").
+_LEAD_IN = re.compile(r",\s+(?:and\s+)?(?:so|but|hence|therefore|thus)\s+|\s+but\s+|\s*[—–]\s*|\s+-\s+|;\s+|:\s+",
+                      re.IGNORECASE)
+
+
+def _without_lead_in(text: str) -> str:
+    """`text` from where its instruction begins, when what comes before names no value of its own (no quote,
+    name or number): the lead-in's words are not the slot."""
+    cut = 0
+    for m in _LEAD_IN.finditer(text):
+        before = text[cut: m.start()]
+        if _QUOTED.search(before) or _IDENTIFIER.search(before) or _names(before) or re.search(r"\d", before):
+            break
+        if len(text[m.end():].split()) >= 3:
+            cut = m.end()
+    return text[cut:]
+
+
 def _without_reason(text: str) -> str:
     """`text` up to where it starts giving its reason ("... with 'x_' to keep names apart")."""
     for m in _REASON.finditer(text):
@@ -134,6 +156,8 @@ class Slot:
     whole: frozenset[str] = frozenset()
     #: read from one clause of a sentence that holds another slot too: when replaced, only in part
     compound: bool = False
+    #: the frame is the role a tool is used for ("video calls"): said more or less fully, it is one role
+    role: bool = False
 
     @property
     def rule(self) -> bool:
@@ -206,12 +230,20 @@ def _first_clause(text: str, value: str) -> Slot | None:
     return None
 
 
+#: What only carries a role said after it: "our primary tool for video calls" is the role "video calls".
+_CARRIER = frozenset(words("tool tools platform platforms mode means medium channel solution app application way"))
+_CARRIED = re.compile(r"^(?P<head>[^,;]*?)\s+(?:for|of)\s+(?P<role>.+)$", re.IGNORECASE)
+
+
 def _role_words(role: str) -> set[str]:
     """What a role is: its words without determiners, without what only makes it exclusive (main, primary) and
     without a scope that says nothing ("all your video calls related to our project" -> video, call); a scope
     that names a place stays ("for dependency management in the legacy service": it is that service's slot).
     Empty when the role only names a scope ("your projects")."""
     role = _DETERMINERS.sub("", role.strip())
+    carried = _CARRIED.match(role)
+    if carried is not None and set(words(carried["head"])) - _ROLE_ADJECTIVES <= _CARRIER:
+        role = _DETERMINERS.sub("", carried["role"].strip())
     head = _ROLE_END.sub("", role)
     found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES
     if not found or found <= _SCOPE_WORDS:
@@ -226,7 +258,7 @@ def slot_of(sentence: str) -> Slot | None:
     sentences: a slot is stated in a short clause)."""
     if len(sentence) > MAX_SENTENCE:  # a slot is stated in a short clause; a long text costs nothing to refuse
         return None
-    text = _without_reason(sentence.strip()).strip().rstrip(".!")
+    text = _without_lead_in(_without_reason(sentence.strip()).strip().rstrip(".!"))
     if not text or text.endswith("?"):
         return None
     positive = _NEGATIVE.search(text) is None
@@ -239,13 +271,13 @@ def slot_of(sentence: str) -> Slot | None:
     if quoted:
         values = quoted
         exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
-    elif role is not None and has_role and words(role["v"]):
+    elif role is not None and has_role and set(words(role["v"])) - _DIRECTIVE - _WEAK - _GENERIC:
         values = [role["v"].strip()]
         # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
         # one used as well ("we also use Hypothesis for testing") adds to it
         return Slot(frame=frozenset(role_words), value=values[0], positive=positive,
                     exclusive=_ADDITIVE.search(text) is None and len(words(values[0])) <= MAX_ROLE_VALUE,
-                    sentence=sentence, whole=_frame(text, []))
+                    sentence=sentence, whole=_frame(text, []), role=True)
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None
@@ -274,15 +306,38 @@ def slot_of(sentence: str) -> Slot | None:
 
 def statement(summary: str, body: str) -> str:
     """What a memory states: its summary, completed from the body when the summary is the start of a longer
-    sentence there (a summary cut at 100 characters)."""
+    sentence there (a summary cut at 100 characters), its "them" named from the sentence before it when the
+    summary alone names no slot ("... a convention for method names. Start them with 'o_'.")."""
     head = summary.strip().rstrip(".").strip()
     if head.endswith(("...", "…")):
         head = head.rstrip(".…").strip()
-    at = body.find(head) if len(head) >= 20 else -1
-    if at >= 0:
+    at = body.find(head) if len(head) >= 20 else body.find(summary.strip())
+    said = summary.strip()
+    if at >= 0 and len(head) >= 20:
         rest = re.split(r"(?<=[.!?])\s+|\n", body[at + len(head):], maxsplit=1)[0]
-        return (head + rest).strip()
-    return summary.strip()
+        said = (head + rest).strip()
+    if at > 0 and _PRONOUN.search(said) and slot_of(said) is None:
+        named = _antecedent(body[:at])
+        if named:
+            said = _PRONOUN.sub(named, said, count=1)
+    return said
+
+
+#: What stands for a subject named in the sentence before ("start them with 'o_'").
+_PRONOUN = re.compile(r"\b(?:them|they|these|those)\b", re.IGNORECASE)
+#: The plural noun phrase a sentence ends on, after its last preposition ("... a convention for your method names").
+_ANTECEDENT = re.compile(r"\b(?:for|about|to|on|of|regarding)\s+(?:(?:your|our|the|all|my|its|their)\s+)*"
+                         r"(?P<np>(?:[\w-]+\s+){0,3}?[\w-]+s)(?:\s+themselves)?"
+                         r"(?:\s+(?:from\s+now\s+on|going\s+forward|moving\s+forward))?\s*[.!:]?\s*$",
+                         re.IGNORECASE)
+
+
+def _antecedent(before: str) -> str:
+    """The plural noun phrase the sentence just before ends on, or '' (a pronoun's subject, said once)."""
+    sentences = re.split(r"(?<=[.!?:])\s+|\n", before.strip())
+    last = sentences[-1] if sentences else ""
+    m = _ANTECEDENT.search(last) if len(last) <= MAX_SENTENCE else None
+    return m["np"] if m is not None else ""
 
 
 def slot_change(newer: str, older: str) -> SlotChange | None:
@@ -294,11 +349,30 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
         return SlotChange(a, b) if a.whole == b.whole and len(a.whole) >= 2 and _TURNED.search(newer) else None
-    if a.frame != b.frame or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
+    if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
     if same_value(a.value, b.value) or _refines(a.value, b.value):
         return None
     return SlotChange(a, b)
+
+
+#: A role of more words than this is paired by its whole frame only (bounded keys).
+MAX_ROLE_KEYS = 5
+#: A role said more fully holds the other's words, at least this many ("video calls" in "video calls and meetings").
+MIN_ROLE_WORDS = 2
+
+
+def _same_frame(a: Slot, b: Slot) -> bool:
+    """One frame; or one role said more or less fully: the one's words in the other's, at least MIN_ROLE_WORDS
+    of them, and the same place ("for testing in the legacy service" stays that service's slot)."""
+    if a.frame == b.frame:
+        return True
+    if not (a.role and b.role):
+        return False
+    plain_a = {w for w in a.frame if not w.startswith("in:")}
+    plain_b = {w for w in b.frame if not w.startswith("in:")}
+    small, large = sorted((plain_a, plain_b), key=len)
+    return a.frame - plain_a == b.frame - plain_b and len(small) >= MIN_ROLE_WORDS and small <= large
 
 
 def _refines(a: str, b: str) -> bool:
@@ -316,6 +390,10 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     keys = [("whole", slot.whole)]
     if slot.exclusive and slot.value and slot.positive:
         keys.append(("frame", slot.frame))
+        plain = sorted(w for w in slot.frame if not w.startswith("in:"))
+        if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "video calls and meetings"
+            place = slot.frame - set(plain)
+            keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]
     return tuple(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys)
 
 
