@@ -42,9 +42,13 @@ _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks e
 #: An identifier written without quotes: @timer, snake_case names.
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
+#: A number in words: how often, or how many of a thing ("twice a week", "two monitors"; not "one of the things").
+_COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)(?=\s+(?!of\b)[a-z]+s\b))\b",
+                    re.IGNORECASE)
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
 _USE = (r"(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
-        r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on)")
+        r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
+        r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?)")
 _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
                    r"(?P<role>[^,.;:!?]{3,60})", re.IGNORECASE)
 #: The role said first: "For project management, I'd like you to use Monday."
@@ -69,7 +73,7 @@ _DIRECTIVE = frozenset(words(
     "consistency consistent clarity readability maintain style aspect across align "
     "re ll ve matter come good lower-case lowercase standardize standardise descriptive quick note reminder "
     "create creating initialize initializing standardizing standardized standardising standardised continue "
-    "continuing adopt adopting forget mention mentioned before yes per discussion discussed slight base"))
+    "continuing adopt adopting forget mention mentioned before yes per discussion discussed slight base aim take"))
 #: What makes a role exclusive, not what the role is: "as your main computer" = "as our primary computer".
 _ROLE_ADJECTIVES = frozenset(words("main primary preferred default official go-to standard only"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
@@ -120,13 +124,21 @@ _LEAD_IN = re.compile(r",\s+(?:and\s+)?(?:so|but|hence|therefore|thus)\s+|\s+but
                       re.IGNORECASE)
 
 
+#: Words that open a sentence without saying what it is about ("Firstly, ...", "To that end, ...").
+_OPENING = re.compile(r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|to\s+(?:that|this)\s+end|also|additionally|"
+                      r"finally|lastly|now|so|well|okay|ok|and|yes)\b[,\s]*)+", re.IGNORECASE)
+
+
 def _without_lead_in(text: str) -> str:
-    """`text` from where its instruction begins, when what comes before names no value of its own (no quote,
-    name or number): the lead-in's words are not the slot."""
+    """`text` from where its instruction begins: openers ("Firstly,") out, and what comes before a clause
+    boundary when it names no value of its own (no quote, name or number) or the rest says it is a change
+    ("We've used Jira, but going forward use Asana ..."): the lead-in's words are not the slot."""
+    text = _OPENING.sub("", text)
     cut = 0
     for m in _LEAD_IN.finditer(text):
         before = text[cut: m.start()]
-        if _QUOTED.search(before) or _IDENTIFIER.search(before) or _names(before) or re.search(r"\d", before):
+        if (_QUOTED.search(before) or _IDENTIFIER.search(before) or _names(before) or re.search(r"\d", before)) \
+                and not _TURNED.search(text[m.end():]):
             break
         if len(text[m.end():].split()) >= 3:
             cut = m.end()
@@ -248,6 +260,7 @@ def _role_words(role: str) -> set[str]:
     found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES
     if not found or found <= _SCOPE_WORDS:
         return set()
+    found -= _SCOPE_WORDS  # "your main work computer" is the computer
     scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES
     return found | {f"in:{w}" for w in scope}
 
@@ -283,6 +296,9 @@ def slot_of(sentence: str) -> Slot | None:
         exclusive = _EXCLUSIVE.search(text) is not None
     elif numbers := [m for m in _NUMBER.finditer(text)]:
         values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
+        exclusive = True
+    elif counted := _COUNT.findall(text):  # "twice a week", "three monitors": a number said in words
+        values = counted
         exclusive = True
     if values and all(_STYLE.match(v) for v in values):
         exclusive = True
@@ -348,7 +364,7 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
         return None
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
-        return SlotChange(a, b) if a.whole == b.whole and len(a.whole) >= 2 and _TURNED.search(newer) else None
+        return SlotChange(a, b) if _same_rule(a.whole, b.whole) and _TURNED.search(newer) else None
     if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
     if same_value(a.value, b.value) or _refines(a.value, b.value):
@@ -356,6 +372,21 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
     return SlotChange(a, b)
 
 
+#: A rule said with this many words more (where or when it applies: "in your Python code") is the same rule.
+MAX_RULE_EXTRA = 2
+
+
+def _same_rule(a: frozenset[str], b: frozenset[str]) -> bool:
+    """The same rule, one said with a little more of where it applies ("never use a linter" / "use a linter for
+    your Python code"); two words at least in common when neither holds the other whole."""
+    if a == b:
+        return len(a) >= 2
+    small, large = sorted((a, b), key=len)
+    return bool(small) and small <= large and len(large - small) <= MAX_RULE_EXTRA
+
+
+#: A rule of more words than this is paired by its whole only (bounded keys: ten at most).
+MAX_RULE_KEYS = 4
 #: A role of more words than this is paired by its whole frame only (bounded keys).
 MAX_ROLE_KEYS = 5
 #: A role said more fully holds the other's words, at least this many ("video calls" in "video calls and meetings").
@@ -388,6 +419,9 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     if slot is None:
         return ()
     keys = [("whole", slot.whole)]
+    if 1 < len(slot.whole) <= MAX_RULE_KEYS:  # the same rule said with a little more of where it applies
+        keys += [("whole", frozenset(part)) for k in range(max(1, len(slot.whole) - MAX_RULE_EXTRA), len(slot.whole))
+                 for part in combinations(sorted(slot.whole), k)]
     if slot.exclusive and slot.value and slot.positive:
         keys.append(("frame", slot.frame))
         plain = sorted(w for w in slot.frame if not w.startswith("in:"))

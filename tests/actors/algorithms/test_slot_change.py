@@ -60,3 +60,46 @@ def test_a_tool_named_as_the_carrier_of_a_role_is_that_role() -> None:
 def test_a_value_that_only_announces_one_is_no_value() -> None:
     assert slot_change("From now on, use a specific format for your test names.",
                        "Always use snake_case for your test names.") is None
+
+
+def test_an_opener_is_not_the_slot() -> None:
+    change = slot_change("To that end, start all test names with 'check_'.", "Start all test names with 'it_'.")
+    assert change is not None and "'it_' -> 'check_'" in change.reason()  # "end" of "to that end" is no slot
+
+
+def test_the_old_value_named_in_a_lead_in_leaves_the_new_one_its_slot() -> None:
+    old = "Start all test names with 'it_'."
+    change = slot_change("We've used 'it_' for years, but from now on start all test names with 'check_'.", old)
+    assert change is not None and "'it_' -> 'check_'" in change.reason()
+    # without a word of change the lead-in's value stays part of what is said
+    assert slot_change("We've used 'it_' for years, but start all test names with 'check_'.", old) is None
+
+
+def test_a_tool_set_up_or_switched_to_for_a_role_fills_it() -> None:
+    old = "Use PyCharm as your main editor."
+    for new in ("From now on, I'd like to get you set up with Helix as your main editor.",
+                "Going forward, we'll be transitioning to Zed as our main editor."):
+        change = slot_change(new, old)
+        assert change is not None and "'PyCharm' -> " in change.reason()
+
+
+def test_a_scope_word_in_a_role_is_not_the_role() -> None:
+    change = slot_change("Going forward, use a ThinkPad as your primary work laptop.", "Use a Dell as your main laptop.")
+    assert change is not None and "'a Dell' -> 'a ThinkPad'" in change.reason()
+
+
+def test_a_count_in_words_is_a_value() -> None:
+    change = slot_change("From now on, deploy to production no more than once a week.",
+                         "Deploy to production no more than twice a week.")
+    assert change is not None and "'twice' -> 'once'" in change.reason()
+    assert slot_change("One of our rules: deploy to production on Fridays.",
+                       "Two of our rules: deploy to production on Fridays.") is None
+
+
+def test_a_rule_turned_round_with_a_little_more_of_where_it_applies() -> None:
+    change = slot_change("From now on, always run a profiler on your Python services.", "Never run a profiler.")
+    assert change is not None and "turned round" in change.reason()
+    assert set(frame_keys("From now on, always run a profiler on your Python services.", "")) \
+        & set(frame_keys("Never run a profiler.", ""))  # paired for the judge
+    # a rule about something else that shares a word is not turned round
+    assert slot_change("From now on, always run the test suite before a release.", "Never run a profiler.") is None
