@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.adapters.viewer.test_viewer_browser import CHROMIUM, FLAGS, served  # noqa: F401  (the fixture)
+from tests.adapters.viewer.browser import CHROMIUM, FLAGS
+from tests.adapters.viewer.test_viewer_browser import served  # noqa: F401  (the fixture)
 from tests.adapters.viewer.conftest import HOSTILE
 from tests.conftest import Repo
 

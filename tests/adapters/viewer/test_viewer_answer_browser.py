@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.adapters.viewer.test_viewer_browser import CHROMIUM, FLAGS, served  # noqa: F401 - the fixture
+from tests.adapters.viewer.browser import chromium_page
+from tests.adapters.viewer.test_viewer_browser import served  # noqa: F401 - the fixture
 
 __all__ = ["served"]
 
 
 def test_a_search_asked_to_answer_shows_the_answer_citing_the_current_memory(served: str,  # noqa: F811
                                                                               tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None, "chromium is required here (MEMACTORS_REQUIRE_BROWSER=1): apt-get install chromium"
-    base = served.split("/?")[0]
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.goto(served)
+    with chromium_page(served) as (page, problems):
         page.get_by_role("link", name="Timeline").first.click()
         page.get_by_label("Search").fill("which database do we use for storage")
         page.get_by_label("Answer the question").check()
@@ -42,5 +34,4 @@ def test_a_search_asked_to_answer_shows_the_answer_citing_the_current_memory(ser
         page.get_by_label("Answer the question").uncheck()
         page.get_by_role("button", name="Show").click()
         assert page.get_by_role("region", name="Answer from the memories").count() == 0
-        browser.close()
-    assert problems == [] and base
+    assert problems == []

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from memactors.events.memory import KNOWN_NAMESPACES
-from tests.adapters.viewer.test_viewer_browser import CHROMIUM, FLAGS, served  # noqa: F401 - the fixture
+from tests.adapters.viewer.browser import chromium_page
+from tests.adapters.viewer.test_viewer_browser import served  # noqa: F401 - the fixture
 
 NEWER_BODY = "It loses sessions on restart."
 OLDER_BODY = "Sessions live in Redis for a day."
@@ -15,17 +16,8 @@ OLDER_BODY = "Sessions live in Redis for a day."
 
 def test_a_user_decides_a_conflict_changes_the_decision_and_edits_a_proposal(served: str,  # noqa: F811
                                                                              tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None, "chromium is required here (MEMACTORS_REQUIRE_BROWSER=1): apt-get install chromium"
     base = served.split("/?")[0]
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.goto(served)
+    with chromium_page(served) as (page, problems):
         page.get_by_role("link", name="Conflicts").first.click()
         newer, older = page.locator("article.side.newer"), page.locator("article.side.older")
         assert newer.locator(".badge").text_content() == "newer" and older.locator(".badge").text_content() == "older"
@@ -68,6 +60,5 @@ def test_a_user_decides_a_conflict_changes_the_decision_and_edits_a_proposal(ser
         moved = {c["summary"]: c for c in page.request.get(base + "/review?format=json").json()["pending"]}
         assert moved[second["summary"]]["namespace"] == "learnings"
         page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
-        browser.close()
     # the one error the user was led to (nothing changed: 400) is the only thing the console reports
     assert [p for p in problems if "status of 400" not in p] == [] and len(problems) <= 1, problems

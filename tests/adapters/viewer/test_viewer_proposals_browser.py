@@ -4,9 +4,6 @@ Discard drops the next ones and writes nothing."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -14,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.adapters.operations.test_proposals import build, refs_and_bytes
-from tests.adapters.viewer.test_viewer_browser import CHROMIUM, FLAGS
+from tests.adapters.viewer.browser import CHROMIUM, FLAGS, chromium_page, serving
 from tests.conftest import NOW, Repo
 
 
@@ -28,32 +25,15 @@ def proposed(repo: Repo, cli) -> Repo:
 
 @pytest.fixture
 def served_proposals(proposed: Repo) -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, "-m", "memactors.adapters.cli", "view", "--no-open",
-                                "--repo", str(proposed.path)], stdout=subprocess.PIPE, text=True)
-    try:
-        line = process.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
-        assert found, line
-        yield found[0]
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with serving(proposed.path) as url:
+        yield url
 
 
 def test_a_user_reviews_applies_and_discards_proposals(proposed: Repo, served_proposals: str, cli,
                                                        tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM is not None, "chromium is required here (MEMACTORS_REQUIRE_BROWSER=1): apt-get install chromium"
     repo = proposed
     before = refs_and_bytes(repo)
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: problems.append(str(error)))
-        page.goto(served_proposals)
+    with chromium_page(served_proposals) as (page, problems):
         page.get_by_role("link", name="Proposals").first.click()
         assert page.locator("h1").inner_text() == "Proposals"
         summary = page.locator("section.proposal.summary")
@@ -88,7 +68,6 @@ def test_a_user_reviews_applies_and_discards_proposals(proposed: Repo, served_pr
         assert "Discarded" in page.get_by_role("status").inner_text()
         assert page.get_by_text("No proposals wait").is_visible()
         assert refs_and_bytes(repo) == captured
-        browser.close()
     assert problems == []
     assert (tmp_path / "proposals.png").stat().st_size > 5_000
 
