@@ -46,7 +46,7 @@ _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", 
 _COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)(?=\s+(?!of\b)[a-z]+s\b))\b",
                     re.IGNORECASE)
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
-_USE = (r"(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
+_USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
         r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
         r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?)")
 _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
@@ -232,6 +232,17 @@ def _names(sentence: str) -> list[str]:
     return found
 
 
+def _role_from_lead_in(lead_in: str, rest: str) -> tuple[set[str], str] | None:
+    """(role, new value) when a lead-in names the role and the rest a new tool for it as a change ("we've used
+    Skype for our video calls, but from now on switch to Zoom"); else None."""
+    role = _ROLE.search(lead_in)
+    if role is None or _ROLE.search(rest) or _QUOTED.search(rest) or not _TURNED.search(rest):
+        return None
+    role_words = _role_words(role["role"]) if not _SCOPE_ONLY.match(role["role"]) else set()
+    names = [n for n in _names(rest) if not same_value(n, role["v"].strip())]
+    return (role_words, names[-1]) if role_words and len(names) == 1 else None
+
+
 def _first_clause(text: str, value: str) -> Slot | None:
     """The slot of the clause holding `value` when a sentence joins two with "and" ("start X names with 'a_' and
     end them with '_b'"): read alone, or None when it does not name its own subject."""
@@ -271,21 +282,28 @@ def slot_of(sentence: str) -> Slot | None:
     sentences: a slot is stated in a short clause)."""
     if len(sentence) > MAX_SENTENCE:  # a slot is stated in a short clause; a long text costs nothing to refuse
         return None
-    text = _without_lead_in(_without_reason(sentence.strip()).strip().rstrip(".!"))
+    if re.search(r"\?[\"'”’)]*$", sentence.strip()):  # a question, in quotes or not, states nothing
+        return None
+    said = _without_reason(sentence.strip()).strip().rstrip(".!")
+    text = _without_lead_in(said)
     if not text or text.endswith("?"):
         return None
     positive = _NEGATIVE.search(text) is None
+    if text != said and (carried := _role_from_lead_in(said[: len(said) - len(text)], text)) is not None:
+        role_words, value = carried
+        return Slot(frame=frozenset(role_words), value=value, positive=positive, exclusive=_ADDITIVE.search(text) is None,
+                    sentence=sentence, whole=_frame(text, []), role=True)
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
     role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
-    exclusive = False
+    exclusive = measured = False
     role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
     has_role = bool(role_words)
     if quoted:
         values = quoted
         exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
     elif role is not None and has_role and set(words(role["v"])) - _DIRECTIVE - _WEAK - _GENERIC:
-        values = [role["v"].strip()]
+        values = [re.sub(r"(?i)^of\s+", "", role["v"].strip())]  # "the use of PyCharm as our IDE"
         # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
         # one used as well ("we also use Hypothesis for testing") adds to it
         return Slot(frame=frozenset(role_words), value=values[0], positive=positive,
@@ -297,6 +315,7 @@ def slot_of(sentence: str) -> Slot | None:
     elif numbers := [m for m in _NUMBER.finditer(text)]:
         values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
         exclusive = True
+        measured = all(m["unit"] for m in numbers)
     elif counted := _COUNT.findall(text):  # "twice a week", "three monitors": a number said in words
         values = counted
         exclusive = True
@@ -313,7 +332,7 @@ def slot_of(sentence: str) -> Slot | None:
         # what is added accumulates; "start with 'f_' and end with '_g'" holds two slots: it changes neither
         exclusive = False
     frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
-    if len(frame) < (1 if not values else 2):
+    if len(frame) < (1 if not values or measured else 2):  # "a break every 60 minutes": the unit says much
         return None
     value = " + ".join(values)
     return Slot(frame=frame, value=value, positive=positive, exclusive=exclusive or not values, sentence=sentence,

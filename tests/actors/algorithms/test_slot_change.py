@@ -103,3 +103,22 @@ def test_a_rule_turned_round_with_a_little_more_of_where_it_applies() -> None:
         & set(frame_keys("Never run a profiler.", ""))  # paired for the judge
     # a rule about something else that shares a word is not turned round
     assert slot_change("From now on, always run the test suite before a release.", "Never run a profiler.") is None
+
+
+def test_a_measured_number_needs_only_one_word_of_frame() -> None:
+    change = slot_change("Going forward, aim for a standup every 20 minutes.", "Take a standup every 15 minutes.")
+    assert change is not None and "'15 minutes' -> '20 minutes'" in change.reason()
+    assert slot_change("Going forward, aim for a standup every 20.", "Take a standup every 15.") is None
+
+
+def test_a_role_named_in_a_lead_in_is_the_new_tools_role() -> None:
+    old = "Use Sentry for error reports."
+    change = slot_change("We've used Sentry for error reports, but from now on, switch to Rollbar.", old)
+    assert change is not None and "'Sentry' -> 'Rollbar'" in change.reason()
+    # not said as a change: the lead-in is history, nothing new fills the role
+    assert slot_change("We've used Sentry for error reports, and Rollbar is nice.", old) is None
+
+
+def test_a_question_in_quotes_states_no_slot() -> None:
+    assert slot_change("We've used Rollbar for error reports, but going forward, switch to Sentry.",
+                       'Have you ever used Rollbar for error reports?"') is None
