@@ -28,7 +28,7 @@ _STOP = frozenset(
     "me more most my no nor not now of off on once only or other our ours out over own same she should so some "
     "such than that the their them then there these they this those through to too under until up very was we "
     "were what when where which while who whom why will with would you your yours date day time long ago since "
-    "happen happened happens remember tell know".split())
+    "happen happened happens remember tell know get gets got getting".split())
 _IRREGULAR = {
     "went": "go", "gone": "go", "saw": "see", "seen": "see", "took": "take", "taken": "take", "got": "get",
     "bought": "buy", "ran": "run", "met": "meet", "gave": "give", "given": "give", "found": "find",
@@ -93,6 +93,25 @@ def event_share(question: str, text: str) -> float:
     return len(wanted & _stems(text)) / len(wanted) if wanted else 0.0
 
 
+def matched_event_words(question: str, text: str) -> frozenset[str]:
+    """The question's event words `text` holds (as stems)."""
+    return frozenset(event_words(question, text) & _stems(text))
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def event_sentence(question: str, text: str) -> str:
+    """The sentence of `text` holding most of the question's event words (the first of equals; all of `text`
+    when none holds any)."""
+    best, most = text, 0
+    for sentence in _SENTENCE.findall(text):
+        held = len(matched_event_words(question, sentence))
+        if held > most:
+            best, most = sentence, held
+    return best
+
+
 def past_tense(text: str) -> bool:
     """Whether `text` has a verb in the past tense (regular -ed, or a common irregular one)."""
     return _PAST.search(text) is not None
@@ -148,13 +167,29 @@ def reports_change(question: str, text: str) -> bool:
     return False
 
 
+_PLAN_ASKED = re.compile(r"\b(?:plan(?:s|ned|ning)?|will|going\s+to|gonna|intend(?:s|ed)?|decide[ds]?|agree[ds]?)\b",
+                         re.IGNORECASE)
+
+
+def plan_asked(question: str) -> bool:
+    """Whether `question` asks when something planned or agreed on is (to be) done ("When is Ana planning to go
+    ...", "When will ...", "When did they decide to paint together?"): a plan answers it, its date ahead."""
+    return _PLAN_ASKED.search(question) is not None
+
+
 def report_score(question: str, text: str, relevance: float, dated: bool) -> float:
     """How well `text` reports the event `question` asks about (at most 1.3): its event words and names first, then
     whether it says it happened (`dated`: a date on or before its own day; or the past tense; or it claims the
-    change asked about) — a plan in the same words does not — and, for a change question, whether it claims that
+    change asked about) — a plan in the same words does not, unless the question asks about a plan (then `dated`
+    is any date it states, and a plan says it) — and, for a change question, whether it claims that
     change (then the question's change verb is no event word: "moved off" reports "drop")."""
     change = reports_change(question, text)
-    happened = (dated or past_tense(text) or change) and not planned(text)
+    # tense is read in the sentence telling the event: "We tried scuba last Friday! We'll go again." reports it
+    told = event_sentence(question, text)
+    if plan_asked(question):  # the plan is the report: "next month" or "we're going to" says when
+        happened = dated or planned(told)
+    else:
+        happened = (dated or past_tense(told) or change) and not planned(told)
     asked = question if change_asked(question) is None else _object_only(question)
     # a question whose every event word is a name the memory holds ("when did we switch to Buildkite") asks
     # about that name: its share is the names'

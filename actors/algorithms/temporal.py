@@ -54,7 +54,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from memactors.actors.algorithms.event_report import SAME_REPORT, change_asked, report_score, reports_change
+from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, matched_event_words, plan_asked,
+                                                      report_score, reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -126,7 +127,7 @@ def _ago(match: re.Match[str], day: date) -> _Found:
     confidence = _UNIT_CONFIDENCE[unit]
     if quantity.startswith("a couple"):
         n, confidence = 2, confidence * 0.9
-    elif quantity == "a few":
+    elif quantity in ("a few", "few"):
         # "a few" is anywhere from 2 to 5; 3 is the usual reading, held loosely.
         n, confidence = 3, confidence * 0.6
     else:
@@ -225,6 +226,20 @@ def _month_of_year(match: re.Match[str], _: date) -> _Found:
     return _Found(date(year, month, 1), date(year, month, _month_end(year, month)), 0.8, "the month it states")
 
 
+def _month_relative(match: re.Match[str], day: date) -> _Found:
+    """"August last year", "March of this year", "last August", "next March": that calendar month."""
+    month, relation = _month_number(match), match["rel"].lower()
+    if match["unit"]:  # <month> of last/this/next year
+        year, how = day.year + _OFFSET[relation], f"that month of the calendar year {_SIDE[relation]} the recorded day"
+    elif relation == "last":
+        year, how = day.year - (month >= day.month), "the most recent such month before the recorded day's"
+    elif relation == "next":
+        year, how = day.year + (month <= day.month), "the first such month after the recorded day's"
+    else:
+        year, how = day.year, "that month of the recorded day's year"
+    return _Found(date(year, month, 1), date(year, month, _month_end(year, month)), 0.7, how)
+
+
 _FUTURE = re.compile(r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|hope\s+to|want\s+to|'ll)\b[^.!?]*$",
                      re.IGNORECASE)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
@@ -257,10 +272,10 @@ def _in_year(match: re.Match[str], _: date) -> _Found:
 def _for_span(match: re.Match[str], day: date) -> _Found:
     quantity = " ".join(match["n"].lower().split())
     unit = match["unit"].lower()
-    n = 2 if quantity.startswith("a couple") else 3 if quantity == "a few" else (
+    n = 2 if quantity.startswith("a couple") else 3 if quantity in ("a few", "few") else (
         int(quantity) if quantity.isdigit() else _NUMBERS[quantity])
     start = _units_back(day, n, unit)
-    vague = bool(match["about"]) or quantity in ("a few",) or quantity.startswith("a couple")
+    vague = bool(match["about"]) or quantity in ("a few", "few") or quantity.startswith("a couple")
     return _Found(start, day, 0.45 if vague else 0.55,
                   f"a span of {n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
 
@@ -317,7 +332,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], .
     (_rule(r"\b(?:the\s+)?day\s+before\s+yesterday\b"), _days_from(-2, 0.9, "two days before the recorded day")),
     (_rule(r"\btomorrow\b"), _days_from(1, 0.9, "the day after the recorded day")),
     (_rule(r"\b(?:the\s+)?day\s+after\s+tomorrow\b"), _days_from(2, 0.9, "two days after the recorded day")),
-    (_rule(r"\b(?P<n>\d{1,4}|a\s+couple(?:\s+of)?|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine"
+    (_rule(r"\b(?P<n>\d{1,4}|a\s+couple(?:\s+of)?|(?:a\s+)?few|an?|one|two|three|four|five|six|seven|eight|nine"
            r"|ten|eleven|twelve)\s+(?P<unit>day|week|month|year)s?\s+ago\b"), _ago),
     (_rule(r"\b(?P<rel>last|this|next)\s+week\b"), _week),
     (_rule(r"\b(?P<rel>last|this|next)\s+month\b"), _month),
@@ -332,8 +347,10 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], .
            r"[a-z]*\b)(?!\s*(?:century|floor|time|place|row|round|anniversary|birthday))"), _day_of_month),
     (_rule(r"\bin\s+(?P<year>1[89]\d\d|20\d\d)\b(?![-/.]\d)"), _in_year),
     (_rule(r"\bfor\s+(?P<about>(?:just\s+)?(?:under|over)\s+|almost\s+|nearly\s+|about\s+|around\s+"
-           r"|more\s+than\s+|less\s+than\s+)?(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|a\s+few|an?|one|two|three|four"
+           r"|more\s+than\s+|less\s+than\s+)?(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|(?:a\s+)?few|an?|one|two|three|four"
            r"|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?P<unit>day|week|month|year)s?\b"), _for_span),
+    (_rule(rf"\b{_MONTH}\s+(?:of\s+)?(?P<rel>last|this|next)\s+(?P<unit>year)\b"), _month_relative),
+    (_rule(rf"\b(?P<rel>last|this|next)\s+{_MONTH}(?P<unit>)(?!\s*\d)"), _month_relative),
     (_rule(r"\bthe\s+weekend\s+before\b"), _weekend_before),
     (_rule(rf"\bthe\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\s+before\b"), _weekday_before),
     (_rule(rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|last)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\s+"
@@ -398,6 +415,9 @@ _DISTANCE_QUESTION = _rule(
 )
 
 
+_YEAR_QUESTION = _rule(r"\b(?:which|what)\s+year\b")
+
+
 def is_temporal_question(question: str) -> bool:
     """Whether `question` asks for a date or time (when, what date/day/time, how long ago, since when...)."""
     # By its form: "when" counts before an auxiliary ("when did ..."), so neither "what happens when the cache
@@ -434,22 +454,32 @@ def _zone_name(tz: tzinfo) -> str:
 def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, TemporalResolution | None, str]:
     """(report score, the date the memory gives, how it was read) for one recalled memory: its most
     confident date phrase on or before the day it was recorded (the first of equals; a later date is a
-    plan, not a report), else its most confident one, else none (its recorded day stands in)."""
+    plan, not a report; for a question about a plan, one on or after it), else its most confident one, else
+    none (its recorded day stands in)."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
-    happened = [f for f in found if f[0].resolved_date <= recorded]
+    # a question about a plan is answered by the date planned: any date counts, a later one first
+    happened = ([f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded] or found) \
+        if plan_asked(question) else [f for f in found if f[0].resolved_date <= recorded]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened))
     return score, best[0] if best else None, best[1] if best else ""
 
 
-def _supports(question: str, scores: Sequence[float], recorded: Sequence[float]) -> list[float]:
+def _supports(question: str, scores: Sequence[float], recorded: Sequence[float],
+              texts: Sequence[str] | None = None) -> list[float]:
     """How well each candidate supports an answer (0..1): its report score over the most a score can be, halved
-    for a later mention (an earlier candidate reports the event as well: the first report dates it)."""
-    most = REPORT_MAX_CHANGE if change_asked(question) else REPORT_MAX
+    for a later mention (an earlier candidate scores about as well and, unless the question asks about a change,
+    holds every event word of the question the later one holds: it reports the same event, the first report
+    dates it)."""
+    change = change_asked(question) is not None
+    most = REPORT_MAX_CHANGE if change else REPORT_MAX
+    # a change question's report is the memory claiming the change, whatever words a later mention shares
+    held = [matched_event_words(question, t) for t in texts] if texts is not None and not change else None
     out = []
     for i, score in enumerate(scores):
-        later = any(recorded[j] < recorded[i] and scores[j] >= score - SAME_REPORT for j in range(len(scores)))
+        later = any(recorded[j] < recorded[i] and scores[j] >= score - SAME_REPORT
+                    and (held is None or held[i] <= held[j]) for j in range(len(scores)))
         out.append(max(0.0, min(1.0, score / most)) * (LATER_MENTION if later else 1.0))
     return out
 
@@ -468,10 +498,11 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
                               reasoning="No memory was recalled for this question.")
     today = _local_day(now, tz)
     wants_distance = _DISTANCE_QUESTION.search(question) is not None
+    wants_year = _YEAR_QUESTION.search(question) is not None
     zone = _zone_name(tz)
     candidates = [_candidate(question, item, tz) for item in evidence]
     recorded = [_as_aware(e.timestamp).timestamp() for e in evidence]
-    support = _supports(question, [c[0] for c in candidates], recorded)
+    support = _supports(question, [c[0] for c in candidates], recorded, [e.text for e in evidence])
 
     def answered(i: int) -> tuple[date, date | None, float, str]:
         item, (_, resolution, _) = evidence[i], candidates[i]
@@ -480,6 +511,9 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
         else:  # the recording day is only a proxy for the event's day, below a stated date
             start, end, sure = _local_day(item.timestamp, tz), None, RECORDED_DAY
         label = _span_label(start, end)
+        if wants_year:  # the year the date (a span's start: "for 3 years" began then) falls in
+            start, end = date(start.year, 1, 1), date(start.year, 12, 31)
+            label = f"{start.year} ({_span_label(start, end)})"
         if wants_distance:
             label = f"{label}, {_distance_label(today, start, end)}"
         return start, end, round(support[i] * sure, 3), label
