@@ -263,7 +263,7 @@ def _role_words(role: str) -> set[str]:
     without a scope that says nothing ("all your video calls related to our project" -> video, call); a scope
     that names a place stays ("for dependency management in the legacy service": it is that service's slot).
     Empty when the role only names a scope ("your projects")."""
-    role = _DETERMINERS.sub("", role.strip())
+    role = _DETERMINERS.sub("", re.sub(r"\s*\([^)]*\)", "", role).strip())  # "... environment (IDE)"
     carried = _CARRIED.match(role)
     if carried is not None and set(words(carried["head"])) - _ROLE_ADJECTIVES <= _CARRIER:
         role = _DETERMINERS.sub("", carried["role"].strip())
@@ -271,7 +271,7 @@ def _role_words(role: str) -> set[str]:
     found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES
     if not found or found <= _SCOPE_WORDS:
         return set()
-    found -= _SCOPE_WORDS  # "your main work computer" is the computer
+    found -= _SCOPE_WORDS & {"work"}  # "your main work computer" is the computer
     scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES
     return found | {f"in:{w}" for w in scope}
 
@@ -419,10 +419,24 @@ def _same_frame(a: Slot, b: Slot) -> bool:
         return True
     if not (a.role and b.role):
         return False
+    if 1 in (len(a.frame), len(b.frame)) and _initials(a.frame) and _initials(a.frame) == _initials(b.frame):
+        # an acronym and the words it stands for: "VCS" = "version control system"
+        return True
     plain_a = {w for w in a.frame if not w.startswith("in:")}
     plain_b = {w for w in b.frame if not w.startswith("in:")}
     small, large = sorted((plain_a, plain_b), key=len)
     return a.frame - plain_a == b.frame - plain_b and len(small) >= MIN_ROLE_WORDS and small <= large
+
+
+def _initials(frame: frozenset[str]) -> str:
+    """A role's letters in order of the alphabet: an acronym's ("vcs"), or its words' first letters ("version
+    control system"); '' for a role with a place or of one long word."""
+    if any(w.startswith("in:") for w in frame):
+        return ""
+    if len(frame) == 1:
+        (word,) = frame
+        return "".join(sorted(word)) if 2 <= len(word) <= 5 and word.isalpha() else ""
+    return "".join(sorted(w[0] for w in frame)) if len(frame) <= 5 else ""
 
 
 def _refines(a: str, b: str) -> bool:
@@ -444,6 +458,8 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     if slot.exclusive and slot.value and slot.positive:
         keys.append(("frame", slot.frame))
         plain = sorted(w for w in slot.frame if not w.startswith("in:"))
+        if slot.role and _initials(slot.frame):
+            keys.append(("acronym", frozenset({_initials(slot.frame)})))
         if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "video calls and meetings"
             place = slot.frame - set(plain)
             keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]

@@ -122,3 +122,12 @@ def test_a_role_named_in_a_lead_in_is_the_new_tools_role() -> None:
 def test_a_question_in_quotes_states_no_slot() -> None:
     assert slot_change("We've used Rollbar for error reports, but going forward, switch to Sentry.",
                        'Have you ever used Rollbar for error reports?"') is None
+
+
+def test_an_acronym_is_the_role_it_stands_for() -> None:
+    old = "Use Datadog as our main application performance monitoring (APM)."
+    change = slot_change("From now on, use Grafana as our main APM.", old)
+    assert change is not None and "'Datadog' -> 'Grafana'" in change.reason()
+    assert set(frame_keys("From now on, use Grafana as our main APM.", "")) & set(frame_keys(old, ""))
+    # two roles of many words with the same first letters are not one role
+    assert slot_change("From now on, use GitHub for version control.", "Use Zoom for video calls.") is None
