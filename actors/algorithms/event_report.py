@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+#: The parts of a hyphenated word are words of their own: "card-playing" meets "card-night" and "playing".
+_PART = re.compile(r"[A-Za-z][A-Za-z']*")
 _STOP = frozenset(
     "a about after again all also am an and any are as at be been before being both but by can could did do does "
     "doing during each few for from had has have having he her here hers him his how i if in into is it its just "
@@ -67,7 +69,7 @@ def stem(word: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
+    return {stem(w) for w in _PART.findall(text) if w.lower() not in _STOP}
 
 
 def names(question: str) -> set[str]:
@@ -84,7 +86,7 @@ def name_share(question: str, text: str) -> float:
 def event_words(question: str, text: str) -> set[str]:
     """The question's event words for `text`: content stems, minus names the text shares with the question."""
     shared = names(question) & {w.lower() for w in _WORD.findall(text)}
-    return {stem(w) for w in _WORD.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
+    return {stem(w) for w in _PART.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
 
 
 def event_share(question: str, text: str) -> float:

@@ -459,8 +459,10 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, Tempor
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
     # a question about a plan is answered by the date planned: any date counts, a later one first
-    happened = ([f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded] or found) \
-        if plan_asked(question) else [f for f in found if f[0].resolved_date <= recorded]
+    if plan_asked(question):  # a question about a plan is answered by the date planned, on or after that day
+        happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
+    else:
+        happened = [f for f in found if f[0].resolved_date <= recorded]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened))
     return score, best[0] if best else None, best[1] if best else ""

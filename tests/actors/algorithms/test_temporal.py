@@ -618,3 +618,81 @@ def test_without_a_stated_date_the_reasoning_says_so_and_never_claims_one() -> N
                                                                   when)], now=when + timedelta(days=3), tz=UTC)
     assert answer.answer.startswith("2026-04-20") and "states no date" in answer.reasoning
     assert "says when" not in answer.reasoning
+
+
+# --- long conversations: plans, years, the sentence that tells the event (issue 32) --------------
+
+def test_a_which_year_question_is_answered_with_the_year_a_span_began() -> None:
+    had = evidence("had", "Ana: I've had my dogs for 3 years! Their names are Pepper and Panda.",
+                   datetime(2023, 3, 27, 15, tzinfo=UTC), 0.8)
+    answer = compose_answer("Which year did Ana adopt her dogs?", [had], now=WEDNESDAY, tz=UTC)
+    assert answer.answer == "2020 (2020-01-01 (Wednesday) to 2020-12-31 (Thursday))"
+    assert answer.temporal_resolutions[0].original_text == "for 3 years"
+
+
+def test_a_question_about_a_plan_is_answered_by_the_date_planned() -> None:
+    plan = evidence("plan", "Ben: Great news - my girlfriend and I are going to the beach next month!",
+                    datetime(2023, 10, 1, 15, tzinfo=UTC), 0.6)
+    past = evidence("past", "Ben: Last weekend my girlfriend and I went fishing at the lake.",
+                    datetime(2023, 8, 24, 15, tzinfo=UTC), 0.9)
+    answer = compose_answer("When is Ben planning to go to the beach with his girlfriend?", [past, plan],
+                            now=datetime(2024, 1, 5, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("plan",)
+    assert answer.answer == "2023-11-01 (Wednesday) to 2023-11-30 (Thursday)"
+
+
+def test_an_earlier_memory_without_the_event_word_the_later_one_holds_does_not_make_it_a_later_mention() -> None:
+    # the earlier turn holds "park" but no accident; its score comes close only by its relevance
+    bumps = evidence("bumps", "Cleo: Had some bumps last Friday at the park, my pup pulled and the leash broke.",
+                     datetime(2023, 9, 24, 15, tzinfo=UTC), 1.0)
+    report = evidence("report", "Cleo: I had an accident at the park yesterday and hurt my knee.",
+                      datetime(2023, 10, 24, 15, tzinfo=UTC), 0.2)
+    answer = compose_answer("When did Cleo have an accident in the park?", [bumps, report],
+                            now=datetime(2023, 11, 1, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-10-23")
+
+
+def test_a_plan_in_another_sentence_does_not_unsay_the_reported_event() -> None:
+    report = evidence("report", "Jo: We tried a scuba diving lesson last Friday! We'll go again next month.",
+                      datetime(2023, 9, 17, 15, tzinfo=UTC), 0.9)
+    reply = evidence("reply", "Deb: That sounds amazing, Jo! I was always curious about scuba diving and tried "
+                              "snorkelling yesterday.", datetime(2023, 9, 17, 15, 1, tzinfo=UTC), 0.6)
+    answer = compose_answer("When did Jo try scuba diving lessons?", [reply, report],
+                            now=datetime(2023, 10, 1, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-09-15")
+
+
+def test_the_parts_of_a_hyphenated_word_are_event_words() -> None:
+    # "card-night" reports a "card-playing night"; the earlier turn only shares "friends"
+    shop = evidence("shop", "Dave: I opened my car shop last week! Invited some friends over to celebrate.",
+                    datetime(2023, 5, 16, 15, tzinfo=UTC), 0.9)
+    cards = evidence("cards", "Dave: Last Friday I had a card-night with my friends, so much fun.",
+                     datetime(2023, 8, 22, 15, tzinfo=UTC), 0.8)
+    answer = compose_answer("When did Dave host a card-playing night with his friends?", [shop, cards],
+                            now=datetime(2023, 9, 1, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("cards",) and answer.answer.startswith("2023-08-18")
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("I finished it few days ago", "2026-03-01", None),
+    ("It all started August last year", "2025-08-01", "2025-08-31"),
+    ("back in March of this year", "2026-03-01", "2026-03-31"),
+    ("we met last August", "2025-08-01", "2025-08-31"),
+    ("we met last March", "2025-03-01", "2025-03-31"),
+    ("we fly next March", "2027-03-01", "2027-03-31"),
+    ("we fly next May", "2026-05-01", "2026-05-31"),
+])
+def test_month_phrases_relative_to_the_recorded_year_and_a_bare_few(text: str, start: str, end: str | None) -> None:
+    found = only(text)
+    assert (found.resolved_date, found.resolved_end) == (d(start), d(end) if end else None)
+
+
+def test_get_is_no_event_word() -> None:
+    # "get into an accident": the accident is the event; a turn that only got something is not its report
+    got = evidence("got", "Cleo: I got my pup a new leash last Friday, and we went to the park.",
+                   datetime(2023, 9, 24, 15, tzinfo=UTC), 1.0)
+    report = evidence("report", "Cleo: I had an accident at the park yesterday and hurt my knee.",
+                      datetime(2023, 10, 24, 15, tzinfo=UTC), 0.4)
+    answer = compose_answer("When did Cleo get into an accident in the park?", [got, report],
+                            now=datetime(2023, 11, 1, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-10-23")
