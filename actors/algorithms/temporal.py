@@ -12,7 +12,7 @@ reported in order of appearance, and the longest phrase starting earliest wins, 
 - yesterday (0.9), last night (0.85): the day before. "the day before yesterday": two days
   before (0.9). tomorrow / "the day after tomorrow": one / two days after (0.9); "the" is optional.
 - N days/weeks/months/years ago, N = digits (up to 4), one..twelve, a/an (1), "a couple (of)" (2),
-  "a few" (3): a single day. Months and years move the calendar and clamp the day
+  "(a) few" (3): a single day. Months and years move the calendar and clamp the day
   (Mar 31 - 1 month = Feb 28/29; Feb 29 - 1 year = Feb 28). Confidence falls with the unit
   (day 0.9, week 0.75, month 0.65, year 0.6), x0.9 for "a couple", x0.6 for "a few".
 - last/this/next week: the ISO week (Monday..Sunday) before / containing / after the
@@ -38,6 +38,9 @@ reported in order of appearance, and the longest phrase starting earliest wins, 
 - in 2010 (a four-digit year, not inside a date or a number): that calendar year (span, 0.6).
 - for (just under / about / ...) N days/weeks/months/years: the span of that length ending on the recorded
   day (0.55; 0.45 when hedged or "a few" / "a couple").
+- <month> (of) last/this/next year ("August last year"): that month of the calendar year before / containing /
+  after the recorded day; last/next <month>: the most recent such month before the recorded day's month / the
+  first after it; this <month>: that month of the recorded day's year (span, 0.7).
 - the weekend before: as last weekend (0.65); the <weekday> before: the most recent such day strictly
   before the recorded day (0.7).
 - the first/second/third/fourth/last <weekday> of <month> [year] / of this|last|next month (0.75-0.85; a
@@ -492,7 +495,8 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     Each recalled memory is a candidate: how well it reports the event (actors/algorithms/event_report.py: the
     question's event words, with a date or in the past tense, the change a change question asks about; a later
     mention of the same event counts half) times how sure its date is (the date it states on or before the day
-    it was written, else that day, held less surely). The answer is the candidate with the highest confidence
+    it was written — on or after it for a question about a plan — else that day, held less surely). A "which
+    year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
     (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
     choice, its confidence and its reasoning never disagree."""
     if not evidence:
