@@ -206,6 +206,17 @@ class HungServer:
             self.connections += 1
             self._open.append(connection)  # held open, never answered
 
+    def settled_connections(self, quiet: float = 0.5, limit: float = 10.0) -> int:
+        """`connections` once no new one has arrived for `quiet` seconds: a client that gave up may have left
+        its connection in the backlog for the accept thread (slow on a loaded machine) to count."""
+        deadline = time.monotonic() + limit
+        seen, since = self.connections, time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - since < quiet:
+            time.sleep(0.05)
+            if self.connections != seen:
+                seen, since = self.connections, time.monotonic()
+        return self.connections
+
     def __enter__(self) -> HungServer:
         self._thread.start()
         return self

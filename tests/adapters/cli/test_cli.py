@@ -180,7 +180,7 @@ def test_a_hung_llm_server_costs_a_few_timeouts_then_the_run_completes_offline(s
         result = run_cli("consolidate", "--json", "--repo", str(store_of_facts.path), env={
             "MEMORY_CONSOLIDATION_LLM_PROVIDER": "lmstudio", "MEMORY_CONSOLIDATION_LLM_BASE_URL": hung.base_url,
             "MEMACTORS_LLM_TIMEOUT": "0.5"})
-        connections = hung.connections
+        connections = hung.settled_connections()
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["persisted"] and set(report["providers"]) == {"offline"}
