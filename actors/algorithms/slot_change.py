@@ -5,12 +5,16 @@ project management tool" after "use Jira ..."; "take a break every 60 minutes" a
 "never use a linter" after "always use a linter". Take the value out of a statement and what remains is its frame;
 two statements with the same frame and different values are one slot changed, when the slot holds one value:
 
-- the value: a quoted token ('_xt', `ruff`), a name (Asana, Google Meet, PyCharm), a number with its unit, or what
-  is used "as the X" / "for X" (a macbook as the main computer). A rule with no value has its polarity (always /
-  never) for value: turned round, it is changed;
+- the value: a quoted token ('_xt', `ruff`), a name (Asana, Google Meet, PyCharm), a number with its unit or in
+  words (twice a week), or what is used "as the X" / "for X" (a macbook as the main computer). A rule with no value
+  has its polarity (always / never) for value: turned round, it is changed (said with a little more of where it
+  applies, "for your Python code", it is the same rule);
 - the frame: the statement's content words without the value, without what only says "this is an instruction"
-  (from now on, going forward, I'd like you to, make sure, always) and without the reason after it ("so that ...",
-  "to keep ..."); compared exactly, so "function argument names" is not "function names";
+  (from now on, going forward, I'd like you to, make sure, always), without a lead-in before the instruction
+  ("It matters that ..., so"), and without the reason or remark after it ("so that ...", "regardless of ...");
+  "them" is the subject the sentence before ended on ("a convention for method names. Start them with 'o_'");
+  compared exactly, so "function argument names" is not "function names"; a role alone may be said more or less
+  fully ("video calls" / "video calls and meetings") or by its acronym (VCS / version control system);
 - exclusive or additive: a prefix or suffix, the tool used as or for something, a number, a default hold one value;
   what is added, included, imported or installed accumulates (two decorators both stand), and so does a value with
   no role.
