@@ -27,8 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from memactors.actors.algorithms.prompts import ReasonAnswer
 from memactors.adapters.operations.errors import UsageError
 from memactors.adapters.operations.outcome import EXIT_ERRORS, Outcome
 
@@ -246,15 +245,8 @@ ANSWER_SYSTEM = (
 )
 
 
-class ComposedAnswer(BaseModel):
-    """The LLM's structured answer to a question."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    answer: str
-    confidence: float = Field(ge=0, le=1)
-    reasoning: str
-    cited: list[str] = Field(description="labels of the memories the answer rests on (M1, M2, ...)")
+#: The LLM's structured answer: the same shape as a date question's (answer, confidence, reasoning, cited labels).
+ComposedAnswer = ReasonAnswer
 
 
 def answer_prompt(question: str, labelled: dict[str, dict[str, Any]]) -> str:
