@@ -59,11 +59,21 @@ def test_show_calls_a_copy_a_copy_and_says_what_a_memory_replaces(tmp_path: Path
     assert run_cli("demo", str(demo), "--memories", "150").returncode == 0
     tiers = json.loads(run_cli("tiers", "--json", "--repo", str(demo)).stdout)
     ids = [m["id"] for items in tiers["tiers"].values() for m in items]
-    shown = [json.loads(run_cli("show", "--json", "--repo", str(demo), i).stdout) for i in ids]
-    copy = next(s for s in shown if s["copy_of"])
+    # one `show` process a memory, read lazily: the search stops at the first copy and the first replacement
+    shown = (json.loads(run_cli("show", "--json", "--repo", str(demo), i).stdout) for i in ids)
+    seen: list[dict] = []
+
+    def first(wanted: str) -> dict:
+        found = next((s for s in seen if s[wanted]), None)
+        while found is None:
+            seen.append(s := next(shown))
+            found = s if s[wanted] else None
+        return found
+
+    copy = first("copy_of")
     text = run_cli("show", "--repo", str(demo), copy["id"]).stdout
     assert "copy of" in text and "superseded by" not in text
-    replacing = next(s for s in shown if s["replaces"])
+    replacing = first("replaces")
     text = run_cli("show", "--repo", str(demo), replacing["id"]).stdout
     assert "  replaces   " in text
     replaced = json.loads(run_cli("show", "--json", "--repo", str(demo), replacing["replaces"][0]).stdout)
