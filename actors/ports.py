@@ -96,6 +96,10 @@ class MemorySource(Protocol):
         """The offline judge rules the newest persisted run recorded; 0 when none did or it cannot be read."""
         ...
 
+    def abandoned(self, memories: list[Memory]) -> set[str]:
+        """The keys of `memories` whose every commit sits only on a branch deleted without merging."""
+        ...
+
 
 class ActivationSource(Protocol):
     """Uses of memories recorded by recall since the last completed run. Blocking: call from a worker thread."""

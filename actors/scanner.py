@@ -33,7 +33,7 @@ class Scanner(Actor):
 
     async def handle(self, event: RunRequested) -> None:  # type: ignore[override]
         progress.info("scanning memories...")
-        outcome, prior, head, uses, newest, rules = await trio.to_thread.run_sync(self._read, event)
+        outcome, prior, head, uses, newest, rules, abandoned = await trio.to_thread.run_sync(self._read, event)
         for reason in outcome.unreadable_refs.values():
             log.warning("%s", reason)
         progress.info("scanned %d memories (%d entries skipped)", len(outcome.memories), sum(outcome.skipped.values()))
@@ -51,6 +51,7 @@ class Scanner(Actor):
                 unreadable_refs=outcome.unreadable_refs,
                 newest=newest,
                 prior_judge_rules=rules,
+                abandoned=frozenset(abandoned),
             )
         )
 
@@ -61,4 +62,5 @@ class Scanner(Actor):
         uses = self._activations.read() if self._activations is not None and not request.dry_run else {}
         everything = scan if request.namespaces is None else self._source.scan(None, remember=False)
         newest = max((m.timestamp for m in everything.memories), default=None)
-        return scan, prior, self._source.head(), uses, newest, self._source.judge_rules()
+        abandoned = self._source.abandoned(scan.memories)
+        return scan, prior, self._source.head(), uses, newest, self._source.judge_rules(), abandoned

@@ -31,7 +31,8 @@ class Tierer(JoiningActor):
     supersession, consolidation) and the memory itself (creation time, and
     the quality of its content); recency counts from the policy's reference
     time (the store's newest memory, or the run's start on the wall clock),
-    so a run is deterministic. With `forgetting` off no memory changes tier:
+    so a run is deterministic. A memory the scan found `abandoned` (its branch deleted without merging) ages
+    faster (the policy's `abandoned_half_life_factor`). With `forgetting` off no memory changes tier:
     each keeps the one it has, one seen for the first time enters hot (pins
     still apply); scores are computed all the same, for ranking.
     """
@@ -83,6 +84,7 @@ class Tierer(JoiningActor):
                                 dtype=np.float64, count=len(memories)),
             partially_superseded=np.fromiter((m.key in partial for m in memories), dtype=bool, count=len(memories)),
             summarized=np.fromiter((m.key in summarized for m in memories), dtype=bool, count=len(memories)),
+            abandoned=np.fromiter((m.key in scanned.abandoned for m in memories), dtype=bool, count=len(memories)),
         )
         policy = self._policy
         counts: Counter[str] = Counter({tier.value: 0 for tier in TIER_ORDER})

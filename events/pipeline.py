@@ -58,7 +58,8 @@ class MemoriesScanned(RunEvent):
     skipped whole (ref -> why, and how to fix it); `newest` the newest
     memory's time in the whole store (even when the scan covers some
     namespaces only): the store clock recency counts from; `prior_judge_rules` the offline judge's rules
-    the last persisted run recorded.
+    the last persisted run recorded; `abandoned` the keys of memories whose commits sit only on branches
+    deleted without merging (the tierer ages them faster).
     """
 
     request: RunRequested
@@ -73,6 +74,7 @@ class MemoriesScanned(RunEvent):
     unreadable_refs: dict[str, str] = {}
     #: the judge rules the last persisted run recorded (0: none, or a run before rules were recorded)
     prior_judge_rules: int = 0
+    abandoned: frozenset[str] = frozenset()
 
 
 class ClustersFormed(RunEvent):

@@ -35,7 +35,8 @@ class RetentionPolicy(BaseModel):
     score = (w_r * recency + w_a * activation + w_i * importance, clamped to
     [0, 1]) * quality, then multiplied by `superseded_factor` for superseded
     memories (`partial_superseded_factor` for memories replaced in part); a member of a summary ages
-    faster (`summarized_half_life_factor` times the half-life). Quality (events/quality.py) multiplies the whole score rather
+    faster (`summarized_half_life_factor` times the half-life), and so does a memory whose branch was deleted
+    without merging (`abandoned_half_life_factor`). Quality (events/quality.py) multiplies the whole score rather
     than importance alone: only then is a cut, auto-captured fragment
     (quality <= 0.85 * 0.35 ~ 0.30) never HOT, nor above COLD, however fresh
     and used it is, where a multiplier on importance would still let recency
@@ -58,6 +59,8 @@ class RetentionPolicy(BaseModel):
     partial_superseded_factor: float = Field(0.7, ge=0, le=1)
     #: a member of a summary ages this much faster (its half-life times this): the summary carries it
     summarized_half_life_factor: float = Field(0.5, gt=0, le=1)
+    #: a memory whose commit's branch was deleted without merging ages this much faster: abandoned work
+    abandoned_half_life_factor: float = Field(0.5, gt=0, le=1)
     hot_threshold: float = 0.6
     warm_threshold: float = 0.3
     cold_threshold: float = 0.1
@@ -163,6 +166,7 @@ def scores(
     quality: NDArray[np.float64] | None = None,
     partially_superseded: NDArray[np.bool_] | None = None,
     summarized: NDArray[np.bool_] | None = None,
+    abandoned: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float64]:
     """`factors(...)[0]` for many memories at once; `anchors` are POSIX seconds of the later of
     creation and last access. Same formula, vectorised for runs over 100k memories."""
@@ -170,6 +174,8 @@ def scores(
     half_life = np.full(len(anchors), policy.half_life_days, dtype=np.float64)
     if summarized is not None:
         half_life = np.where(summarized, half_life * policy.summarized_half_life_factor, half_life)
+    if abandoned is not None:
+        half_life = np.where(abandoned, half_life * policy.abandoned_half_life_factor, half_life)
     recency = np.clip(0.5 ** (age_days / half_life), 0.0, 1.0)
     activation = np.clip(
         np.log1p(np.maximum(0.0, activation_counts)) / math.log1p(policy.activation_saturation), 0.0, 1.0

@@ -19,7 +19,10 @@ and the recently changed files, recency decays with the retention
 half-life from its later of capture and last use, counted from the store's
 newest memory (`MEMACTORS_RECENCY_CLOCK=store`, the default, as the run's
 tiers are) or from now (`wall`), activation is `ln(1+uses)/ln(21)`, and
-score is its retention (quality included) at the last run. The key
+score is its retention (quality included) at the last run; a memory whose
+commit is not merged into HEAD has it all multiplied by the `penalty` the
+run stored (adapters/git/branches.py `UNMERGED_PENALTY`) and its line names
+its branch ("from feature/x, not merged"). The key
 decisions and learnings (`MEMACTORS_CONTEXT_KEY_ITEMS`, 8) are chosen
 first, the rest by priority; every item is one line: title, date, what it
 replaces. Parallel memories — one statement for several areas, differing only
@@ -163,7 +166,17 @@ def priority(candidate: Mapping[str, Any], session: frozenset[str], settings: Co
     activation = min(1.0, math.log1p(uses) / math.log1p(20))
     relevance = overlap(candidate.get("terms", ()), session) if session else 0.0
     return (settings.weight_relevance * relevance + settings.weight_recency * recency
-            + settings.weight_activation * activation + settings.weight_retention * float(candidate.get("score", 0)))
+            + settings.weight_activation * activation + settings.weight_retention * float(candidate.get("score", 0))
+            ) * _penalty(candidate)
+
+
+def _penalty(candidate: Mapping[str, Any]) -> float:
+    """The run's rank factor for a memory not merged into HEAD (its `penalty`), else 1."""
+    try:
+        value = float(candidate.get("penalty", 1.0))
+    except (TypeError, ValueError):
+        return 1.0
+    return value if 0.0 <= value <= 1.0 else 1.0
 
 
 def _flat(text: Any, limit: int) -> str:

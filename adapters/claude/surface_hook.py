@@ -11,6 +11,8 @@ with `additionalContext`, or nothing when nothing is worth saying:
 - `UserPromptSubmit`: memories that hold most of the prompt's words, above a
   stricter bar — silence is better than noise.
 
+A memory whose commit is not merged into HEAD weighs `UNMERGED_PENALTY` (0.85) times its signal and its
+line names its branch; the run that wrote the index decided both (no git here).
 Never a memory twice in a session, what SessionStart injected included
 (adapters/claude/session_seen.py), and at most `MEMACTORS_SURFACING_MAX`
 per session. It reads only the surfacing index the last run wrote
@@ -145,8 +147,10 @@ def _fresh(db: Any, common: str | os.PathLike[str]) -> list[FreshSubject]:
 
 
 def _line(s: Surfaced) -> str:
-    """One memory as the hook prints it; one captured since the last run says so."""
-    return f"- [{s.namespace} {s.date}{', new since the last run' if s.new else ''}] {s.title} ({s.id})"
+    """One memory as the hook prints it; one captured since the last run says so, one not merged into HEAD
+    names its branch ("from feature/x, not merged")."""
+    notes = (", new since the last run" if s.new else "") + (f", {s.branch}" if s.branch else "")
+    return f"- [{s.namespace} {s.date}{notes}] {s.title} ({s.id})"
 
 
 def _weighed(found: list[Surfaced], bar: float) -> list[Surfaced]:
@@ -191,6 +195,7 @@ def explain(hook: Mapping[str, Any], cwd: str | os.PathLike[str], common: str | 
     shown = [] if answered else [s for s in considered if s.id not in seen_ids][:room]
     rows = [{"id": s.id, "namespace": s.namespace, "date": s.date, "title": s.title,
              "weight": round(s.strength, 4), "above_bar": s.strength >= bar, "new_since_last_run": s.new,
+             **({"branch": s.branch} if s.branch else {}),
              "seen_this_session": s.id in seen_ids,
              "would_show": s in shown} for s in found]
     return {"event": hook.get("hook_event_name"), "signal": signal, "bar": bar, "candidates": rows,

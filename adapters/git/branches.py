@@ -1,14 +1,15 @@
-"""Which branches hold the commit a memory hangs on: on HEAD's line, only on other branches, or on none any
-more (its branch was deleted).
+"""Which branches hold the commit a memory hangs on, and whether it was merged: on HEAD's line; merged all
+the same (rebased, cherry-picked or squash-merged: adapters/git/merged.py); only on other branches, not
+merged; on none any more, not merged (its branch was deleted); or unknown (the commit is not in this clone).
 
-Ancestry alone cannot tell "not merged" from "squash-merged": a pull request merged by squashing leaves its
-commits outside HEAD's history (on the git-notes-memory plugin's own store, 3,325 of 4,271 memories hang on
-such commits). So the label says what git knows, "not in HEAD's history", and readers do not rank by it.
+Readers rank a memory that is not merged below merged ones of similar score (`UNMERGED_PENALTY`), and label it
+("from feature/x, not merged"); one whose branch was deleted unmerged also ages faster (the tierer's
+`abandoned_half_life_factor`). An unknown placement is never demoted.
 
 Cost is bounded on repositories with thousands of branches: one walk of HEAD's history, then, per branch,
 a walk from its tip back to where it meets HEAD's line (what is not merged), at most `MAX_UNMERGED` commits a
 branch. Which branches contain one commit (`containing`) is one walk of what was committed after it, at most
-`MAX_CONTAINS_WALK` commits, shared by every branch.
+`MAX_CONTAINS_WALK` commits, shared by every branch. Merge detection is bounded by merged.py's constants.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pygit2
+
+from memactors.adapters.git.merged import MergeCheck
 
 #: A branch's unmerged commits are read this far back (a branch that diverged further is still listed for
 #: the newest of them).
@@ -29,28 +32,56 @@ MAX_CONTAINS_WALK = 200_000
 CLOCK_SLOP = 86_400
 #: Readers name at most this many branches, then "and N more".
 MAX_NAMED = 10
+#: A memory whose commit is not merged into HEAD ranks at this times its score in recall, the SessionStart
+#: block and surfacing: below merged ones of similar score, above much weaker ones.
+UNMERGED_PENALTY = 0.85
 
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a commit stands: on HEAD's line, or on these other branches only (none: its branch is gone)."""
+    """Where a commit stands: on HEAD's line; else `merged` into HEAD by "rebase" or "squash" (or "no"), on
+    these other branches (none: its branch is gone), or not `known` (not in this clone: never demoted)."""
 
     on_head: bool
     branches: tuple[str, ...] = ()
+    merged: str = "no"
+    known: bool = True
+
+    @property
+    def unmerged(self) -> bool:
+        """Known not to be in HEAD: neither in its history nor merged by rebase or squash."""
+        return self.known and not self.on_head and self.merged == "no"
 
     @property
     def orphaned(self) -> bool:
-        """No branch holds it: the branch it was made on was deleted (unmerged, or merged by squashing)."""
-        return not self.on_head and not self.branches
+        """Not merged, and no branch holds it: the branch it was made on was deleted."""
+        return self.unmerged and not self.branches
+
+    @property
+    def penalty(self) -> float:
+        """What a reader multiplies its rank by: UNMERGED_PENALTY when not merged, else 1."""
+        return UNMERGED_PENALTY if self.unmerged else 1.0
+
+    @property
+    def state(self) -> str:
+        """One of "on HEAD's line", "merged into HEAD by rebase|squash", "not merged", "deleted branch, not
+        merged", "unknown (not in this clone)"."""
+        if self.on_head:
+            return "on HEAD's line"
+        if not self.known:
+            return "unknown (not in this clone)"
+        if self.merged != "no":
+            return f"merged into HEAD by {self.merged}"
+        return "not merged" if self.branches else "deleted branch, not merged"
 
     def label(self) -> str:
-        """How a reader is told, or "" on HEAD's line."""
-        if self.on_head:
+        """How a reader is told, or "" when there is nothing to warn about (on HEAD's line, merged, unknown)."""
+        if not self.unmerged:
             return ""
         if not self.branches:
-            return "from a deleted branch, not in HEAD's history"
+            return "from a deleted branch, not merged"
         shown = ", ".join(self.branches[:3]) + (f" and {len(self.branches) - 3} more" if len(self.branches) > 3 else "")
-        return f"from {shown}, not in HEAD's history"
+        return f"from {shown}, not merged"
 
 
 @dataclass(frozen=True)
@@ -84,6 +115,7 @@ class BranchMap:
         self._head_commits: set[str] | None = None
         self._head_complete = True
         self._unmerged: dict[str, list[str]] | None = None
+        self._merge_check: MergeCheck | None = None
 
     def _branches(self) -> dict[str, pygit2.Oid]:
         tips: dict[str, pygit2.Oid] = {}
@@ -200,9 +232,15 @@ class BranchMap:
         return Containing(tuple(found), complete)
 
     def placement(self, commit: str) -> Placement:
+        """Where `commit` stands (see Placement); ancestry first, merge detection only for what it leaves out."""
         if self.on_head(commit):
             return Placement(on_head=True)
         branches = self._unmerged_commits().get(commit, [])
         local = sorted(b for b in branches if not b.startswith("remotes/"))
         remote = sorted(b.removeprefix("remotes/") for b in branches if b.startswith("remotes/"))
-        return Placement(on_head=False, branches=tuple(local + remote))
+        if self._merge_check is None:
+            self._merge_check = MergeCheck(self._repo, self._head)
+        merged = self._merge_check.merged(commit)
+        if merged == "unknown":
+            return Placement(on_head=False, branches=tuple(local + remote), known=False)
+        return Placement(on_head=False, branches=tuple(local + remote), merged=merged)

@@ -236,6 +236,21 @@ class MemoryStore:
         rules = run.get("judge_rules", 0) if run else 0
         return rules if isinstance(rules, int) else 0
 
+    def abandoned(self, memories: list[Memory]) -> set[str]:
+        """The keys of `memories` whose every commit sits only on a branch deleted without merging (not in
+        HEAD's history, not merged by rebase or squash, on no branch; a commit this clone lacks is never one)."""
+        from memactors.adapters.git.branches import BranchMap
+
+        branches = BranchMap(self.git.repo)
+        orphaned: dict[str, bool] = {}
+
+        def is_orphaned(commit: str) -> bool:
+            if commit not in orphaned:
+                orphaned[commit] = branches.placement(commit).orphaned
+            return orphaned[commit]
+
+        return {m.key for m in memories if all(is_orphaned(commit) for commit in m.commits())}
+
     def last_run(self) -> dict[str, Any] | None:
         """The record of the newest persisted run: found through the tip commit's trailer, or (when
         someone else wrote the tip) the latest-started run of any readable note. Raises CorruptState

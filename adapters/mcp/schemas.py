@@ -43,8 +43,9 @@ class Hit(Answer):
     superseded_by: str | None = Field(None, description="Set when it was replaced: do not act on it.")
     superseded_by_summary: str | None = Field(None, description="What replaced it, in a line.")
     new_since_last_run: bool = Field(False, description="Captured after the last consolidation run (no tier yet).")
-    branch: str | None = Field(None, description="Set when its commit is not in HEAD's history: the branches that "
-                                                 "hold it (it may be unmerged work, or merged by squashing).")
+    branch: str | None = Field(None, description="Set when its commit is not merged into HEAD (not in its history, "
+                                                 "and HEAD does not hold its change by rebase or squash): the "
+                                                 "branches that hold it, or that its branch was deleted.")
     copies: int | None = Field(None, description="How many times the same capture is stored.")
     first_seen: str | None = None
     last_seen: str | None = None
@@ -124,9 +125,9 @@ class Shown(Answer):
     conflicts: list[str] = Field(default_factory=list, description="Contradictions with it, decided or not.")
     summarized_in: str | None = None
     next_tier: str | None = Field(None, description="The tier the next run gives it, when that changes.")
-    branch: str | None = Field(None, description="Set when its commit is not in HEAD's history: the branches that "
-                               "hold it, or that its branch was deleted (not necessarily unmerged: squash merges "
-                               "look the same).")
+    branch: str | None = Field(None, description="Set when its commit is not merged into HEAD (not in its history, "
+                               "and HEAD does not hold its change by rebase or squash): the branches that hold it, "
+                               "or that its branch was deleted.")
     branches: list[str] = Field(default_factory=list, description="The branches whose history holds its commit, "
                                 "HEAD's branch first (at most 10; branches_count counts them all).")
     branches_count: int | None = None

@@ -179,10 +179,11 @@ def show(repo: Path, memory_id: str) -> Outcome:
     doc.update(relations)
     placement, containing = _placement(store, found.memory)
     doc["branch"] = {"on_head": placement.on_head, "branches": list(placement.branches),
-                     "label": placement.label(), "containing": list(containing.branches[:MAX_CONTAINING_LISTED]),
+                     "label": placement.label(), "state": placement.state, "merged": placement.merged,
+                     "known": placement.known, "containing": list(containing.branches[:MAX_CONTAINING_LISTED]),
                      "containing_count": len(containing.branches), "containing_complete": containing.complete}
     if not placement.on_head:
-        lines.append(f"  branch     {placement.label()}")
+        lines.append(f"  branch     {placement.label() or placement.state}")
     lines.append(f"  branches   {containing.phrase()}")
     if relations["copy_of"]:
         lines.append(f"  copy of    {relations['copy_of']} (the same capture stored again; listings show it once)")
@@ -208,15 +209,17 @@ MAX_CONTAINING_LISTED = 100
 
 
 def _placement(store, memory):
-    """Where the commit a memory hangs on stands (on HEAD's line, on other branches only, or on none), and
-    which branches contain it."""
+    """Where the commits a memory hangs on stand, the best of them (on HEAD's line, merged, not merged on
+    other branches or a deleted one, unknown), and which branches contain them."""
     from memactors.adapters.git.branches import BranchMap, Placement
 
     branches = BranchMap(store.git.repo)
     commits = sorted(memory.commits())
     placements = [branches.placement(commit) for commit in commits]
-    placement = next((p for p in placements if p.on_head), None) or Placement(
-        on_head=False, branches=tuple(sorted({b for p in placements for b in p.branches})))
+    placement = (next((p for p in placements if p.on_head), None)
+                 or next((p for p in placements if p.known and p.merged != "no"), None)
+                 or Placement(on_head=False, branches=tuple(sorted({b for p in placements for b in p.branches})),
+                              known=any(p.known for p in placements)))
     return placement, branches.containing(commits)
 
 

@@ -120,7 +120,9 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         depth = max(limit, EVIDENCE_DEPTH)
     index = fresh_index(store, index, embedder, notes)
     check_namespaces(namespaces, index.columns.namespaces)
-    hits = search(index, query, mode=mode, limit=depth, namespaces=namespaces, embedder=embedder)
+    placements = _Placements(store)
+    hits = search(index, query, mode=mode, limit=depth, namespaces=namespaces, embedder=embedder,
+                  rank_factor=placements.factor)
     if not semantic(index, embedder):
         notes.append("matching words only (the index has no vectors for this embedding model)")
     if reason:
@@ -135,7 +137,7 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
         hits = with_passages(store, hits, query)
     lines = [f"{len(hits)} results for {query!r} ({searched})"]
     widened = sum(h.widened for h in hits)
-    branches = _branch_labels(store, hits)
+    branches = placements.labels(hits)
     for h in hits:
         e = h.entry
         mark = "+" if h.widened else " "
@@ -156,18 +158,32 @@ def recall(repo: Path, query: str, *, mode: str | None = None, limit: int = 10,
                     for h in hits], "\n".join(lines))
 
 
-def _branch_labels(store, hits) -> dict[str, str]:
-    """Each memory result made on a commit HEAD's history does not hold, with where it stands ("from feature/x,
-    not in HEAD's history"); the others are on HEAD's line."""
-    from memactors.adapters.git.branches import BranchMap
+class _Placements:
+    """Where each memory result's commit stands (adapters/git/branches.py), read once per query: what its rank is
+    multiplied by (UNMERGED_PENALTY when not merged into HEAD) and its label."""
 
-    branches = BranchMap(store.git.repo)
-    labels = {}
-    for h in hits:
-        parts = h.entry.id.split(":")
-        if h.entry.kind.value == "memory" and len(parts) == 3 and (label := branches.placement(parts[1]).label()):
-            labels[h.entry.id] = label
-    return labels
+    def __init__(self, store) -> None:
+        self._store = store
+        self._map = None
+
+    def placement(self, entry):
+        parts = entry.id.split(":")
+        if entry.kind.value != "memory" or len(parts) != 3:
+            return None
+        if self._map is None:
+            from memactors.adapters.git.branches import BranchMap
+
+            self._map = BranchMap(self._store.git.repo)
+        return self._map.placement(parts[1])
+
+    def factor(self, entry) -> float:
+        placement = self.placement(entry)
+        return placement.penalty if placement is not None else 1.0
+
+    def labels(self, hits) -> dict[str, str]:
+        """Each memory result not merged into HEAD, with where it stands ("from feature/x, not merged")."""
+        return {h.entry.id: label for h in hits
+                if (placement := self.placement(h.entry)) is not None and (label := placement.label())}
 
 
 def _nothing_relevant(query: str, hits, mode: str | None) -> Outcome:

@@ -136,16 +136,18 @@ class ReadCache:
             np.savez(handle, header=_bytes(json.dumps(header).encode()), vectors=vectors, **table)
 
         _replace(self.directory / RECALL_FILE, recall_index)
-        context = json.dumps(context_document(model, branch_label=_branch_labels(self.directory.parent)),
+        placement_of = _placements(self.directory.parent)
+        context = json.dumps(context_document(model, placement_of=placement_of),
                              ensure_ascii=False, separators=(",", ":")).encode()
         _replace(self.directory / CONTEXT_FILE, lambda handle: handle.write(context))
         if self._surfacing:
-            self._write_surfacing(model)
+            self._write_surfacing(model, placement_of)
         else:
             (self.directory / SURFACING_FILE).unlink(missing_ok=True)
 
-    def _write_surfacing(self, model: ReadModel) -> None:
-        """The surfacing index: readable, standing memories, the files each is about, their words."""
+    def _write_surfacing(self, model: ReadModel, placement_of: Callable[[str], tuple[str, float]]) -> None:
+        """The surfacing index: readable, standing memories, the files each is about, their words, and for one
+        not merged into HEAD its branch label and rank factor."""
         chosen = [e for e in model.entries if e.kind is EntryKind.MEMORY and e.copy_of is None and e.readable
                   and e.quality >= MIN_SURFACE_QUALITY and not e.superseded_by]
         subjects = [Subject(row=i, commit=_commit_of(e.id), text=f"{e.title}\n{e.summary}\n{e.excerpt}",
@@ -164,7 +166,8 @@ class ReadCache:
         links = file_links(subjects, commit_files, repo_files, captures)
         memories = [Surfaceable(id=e.id, namespace=e.namespace, date=(e.last_seen or e.timestamp).date().isoformat(),
                                 title=e.title or e.summary, body=f"{e.summary}\n{e.excerpt}",
-                                tags=" ".join((e.namespace, *e.tags))) for e in chosen]
+                                tags=" ".join((e.namespace, *e.tags)), branch=branch, factor=factor)
+                    for e in chosen for branch, factor in (placement_of(e.id),)]
         write_surfacing_index(self.directory / SURFACING_FILE, memories, links, model.run_id, model.memory_tips)
 
     def apply_decisions(self, superseded_by: dict[str, str | None],
@@ -228,8 +231,9 @@ class ReadCache:
                            columns=columns, lexical=lexical if (lexical := self.directory / LEXICAL_FILE).exists() else None)
 
 
-def _branch_labels(git_dir: Path) -> Callable[[str], str]:
-    """A memory id's branch label as the repository stands ("" on HEAD's line, or when git cannot say)."""
+def _placements(git_dir: Path) -> Callable[[str], tuple[str, float]]:
+    """A memory id's (branch label, rank factor) as the repository stands: ("", 1.0) on HEAD's line, merged,
+    unknown, or when git cannot say; else ("from feature/x, not merged", UNMERGED_PENALTY)."""
     from memactors.adapters.git.branches import BranchMap
 
     try:
@@ -237,14 +241,32 @@ def _branch_labels(git_dir: Path) -> Callable[[str], str]:
 
         branches = BranchMap(pygit2.Repository(str(git_dir)))
     except Exception:  # noqa: BLE001 - no repository here (a bare read model): no labels
-        return lambda memory_id: ""
-    return lambda memory_id: branches.placement(_commit_of(memory_id)).label() if _commit_of(memory_id) else ""
+        return lambda memory_id: ("", 1.0)
+    memo: dict[str, tuple[str, float]] = {}
+
+    def placement_of(memory_id: str) -> tuple[str, float]:
+        commit = _commit_of(memory_id)
+        if not commit:
+            return "", 1.0
+        if commit not in memo:
+            placement = branches.placement(commit)
+            memo[commit] = (placement.label(), placement.penalty)
+        return memo[commit]
+
+    return placement_of
 
 
-def context_document(model: ReadModel, branch_label: Callable[[str], str] = lambda memory_id: "") -> dict[str, Any]:
+#: The SessionStart candidates are chosen from this many times MAX_CONTEXT_MEMORIES of the best memories by
+#: score, once each is multiplied by its rank factor (a memory not merged into HEAD ranks lower).
+CONTEXT_WINDOW = 3
+
+
+def context_document(model: ReadModel,
+                     placement_of: Callable[[str], tuple[str, float]] = lambda memory_id: ("", 1.0)) -> dict[str, Any]:
     """What the SessionStart hook reads: readable, current summaries and the best standing, readable memories
-    of any tier (the most complete copy of each capture), best first, plain JSON; a memory made on a branch HEAD
-    does not hold carries its `branch` label (as the repository stood at the run)."""
+    of any tier (the most complete copy of each capture), best first, plain JSON; a memory not merged into HEAD
+    carries its `branch` label and its `penalty` (the hook multiplies its priority by it), as the repository
+    stood at the run, and is chosen by its score times that penalty."""
     summaries = sorted((e for e in model.entries if e.kind is EntryKind.SUMMARY and e.readable
                         and not e.superseded_by),
                        key=lambda e: (-e.score, e.id))
@@ -252,6 +274,9 @@ def context_document(model: ReadModel, branch_label: Callable[[str], str] = lamb
                        and not e.superseded_by and e.readable and e.quality >= MIN_CONTEXT_QUALITY
                        and e.tier is not Tier.ARCHIVED),
                       key=lambda e: (-e.score, e.id))
+    window = memories[: MAX_CONTEXT_MEMORIES * CONTEXT_WINDOW]
+    placed = {e.id: placement_of(e.id) for e in window}
+    window.sort(key=lambda e: (-e.score * placed[e.id][1], e.id))
     tiers: dict[str, int] = {}
     for e in model.entries:
         if e.kind is EntryKind.MEMORY:
@@ -265,12 +290,12 @@ def context_document(model: ReadModel, branch_label: Callable[[str], str] = lamb
         "conflicts": [list(pair) for pair in model.conflicts],
         # the memory refs this run read: the hook reads what was captured since (adapters/claude/fresh_notes.py)
         "memory_tips": dict(model.memory_tips),
-        "candidates": [_candidate(e, branch_label) for e in summaries[:MAX_CONTEXT_SUMMARIES]
-                       + memories[:MAX_CONTEXT_MEMORIES]],
+        "candidates": [_candidate(e, ("", 1.0)) for e in summaries[:MAX_CONTEXT_SUMMARIES]]
+        + [_candidate(e, placed[e.id]) for e in window[:MAX_CONTEXT_MEMORIES]],
     }
 
 
-def _candidate(entry: IndexedEntry, branch_label: Callable[[str], str]) -> dict[str, Any]:
+def _candidate(entry: IndexedEntry, placement: tuple[str, float]) -> dict[str, Any]:
     latest = entry.last_seen or entry.timestamp
     anchor = max(latest, entry.last_access) if entry.last_access else latest
     doc: dict[str, Any] = {"kind": entry.kind.value, "id": entry.id, "namespace": entry.namespace,
@@ -281,8 +306,10 @@ def _candidate(entry: IndexedEntry, branch_label: Callable[[str], str]) -> dict[
         doc["sources"] = len(entry.sources)
     if entry.copies > 1:
         doc["copies"] = entry.copies
-    if entry.kind is EntryKind.MEMORY and (label := branch_label(entry.id)):
-        doc["branch"] = label
+    if entry.kind is EntryKind.MEMORY and placement[0]:
+        doc["branch"] = placement[0]
+    if entry.kind is EntryKind.MEMORY and placement[1] != 1.0:
+        doc["penalty"] = placement[1]
     if entry.kind is EntryKind.MEMORY and entry.namespace == "decisions" and (why := rationale(entry)):
         doc["rationale"] = why
     for field in ("supersedes", "superseded_facts"):

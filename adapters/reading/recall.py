@@ -29,7 +29,7 @@ headings are not listed (except with `--mode exhaustive`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,6 +80,8 @@ QUALITY_WEIGHT = 0.4
 SUPERSEDED_FACTOR = 0.85
 #: ... and well below it when the question asks what holds now ("what do we use", "which X is current").
 PRESENT_SUPERSEDED_FACTOR = 0.5
+#: `rank_factor` re-ranks this many times `limit` of the best candidates of each group (hot and warm, the rest).
+RERANK_WINDOW = 3
 #: How many replacements recall follows from a replaced memory to the one that stands.
 MAX_HOPS = 5
 #: How many memories that replaced a summary's facts are listed above it.
@@ -206,13 +208,16 @@ def _positions(rows: NDArray[np.intp], wanted: NDArray[np.intp]) -> tuple[NDArra
 
 
 def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: int = 10,
-           namespaces: Sequence[str] | None = None, embedder: Embedder | None = None) -> list[RecallHit]:
+           namespaces: Sequence[str] | None = None, embedder: Embedder | None = None,
+           rank_factor: Callable[[IndexedEntry], float] | None = None) -> list[RecallHit]:
     """The best `limit` entries for `query` (and `namespaces`, when given).
 
     A `mode` searches exactly its tiers. With none, hot and warm come first;
     when fewer than `limit` of them reach RELEVANCE_BAR, the list is filled
     with the best remaining results of any tier, colder ones marked `widened`.
     Ranking reads the index's columns; only the entries listed are parsed.
+    `rank_factor` multiplies the score of the best `RERANK_WINDOW` × `limit` candidates of each group (a memory
+    not merged into HEAD: adapters/git/branches.py), which are then ranked again.
     """
     columns = index.columns
     keep = np.isin(columns.tier, tier_codes(MODES[mode] if mode else frozenset(Tier)))
@@ -237,6 +242,15 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         # filling from colder tiers takes memories worth reading, not transcript windows (--mode exhaustive does)
         order = first + [j for j in order if j not in taken and (columns.tier[shown_as(j)] in first_codes
                                                               or columns.quality[shown_as(j)] >= WIDEN_MIN_QUALITY)]
+    factors: dict[int, float] = {}
+    if rank_factor is not None:
+        window = limit * RERANK_WINDOW
+        groups = [first, [j for j in order if j not in taken]] if mode is None else [order]
+        order = []
+        for group in groups:
+            for j in group[:window]:
+                factors[j] = rank_factor(index.entries[shown_as(j)])
+            order += sorted(group[:window], key=lambda j: -scored.score[j] * factors[j]) + group[window:]
     hits: list[RecallHit] = []
     listed: dict[str, int] = {}  # memory key or title -> position in hits
     for j in order:
@@ -245,7 +259,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         head = index.entries[shown_as(j)]
         if mode != "exhaustive" and not head.readable and chatter(head.title or head.summary) is not None:
             continue  # narration, a lead-in, a bare heading: nothing to read (`--mode exhaustive` lists them)
-        hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]),
+        hit = RecallHit(head, float(scored.relevance[j]), float(scored.score[j]) * factors.get(j, 1.0),
                         mode is None and head.tier not in FIRST_TIERS, bool(scored.evident[j]))
         # a copy of a capture already listed, or the same statement captured another way (same title)
         title = f"title:{_title_key(head)}"

@@ -7,7 +7,9 @@ runs on every tool call and pays for every import):
 
 - `memory`: the memories worth surfacing — readable (quality at least
   `MIN_QUALITY`), not replaced by a newer one, one per group of copies —
-  with what a line shows (ID, namespace, date, title);
+  with what a line shows (ID, namespace, date, title) and, for one whose
+  commit is not merged into HEAD, its branch label and the `factor` its
+  strength is multiplied by (adapters/git/branches.py `UNMERGED_PENALTY`);
 - `file`: repository-relative path -> memory, with the file signal's weight
   (actors/algorithms/file_signal.py);
 - `entries`: their FTS5 text (title, body, tags), rowid = memory row, for
@@ -49,21 +51,24 @@ UNKNOWN_WEIGHT = 0.3
 class Surfaceable:
     """One memory as the index stores it: what its line shows and the text it is found by."""
 
-    __slots__ = ("id", "namespace", "date", "title", "body", "tags")
+    __slots__ = ("id", "namespace", "date", "title", "body", "tags", "branch", "factor")
 
-    def __init__(self, id: str, namespace: str, date: str, title: str, body: str = "", tags: str = "") -> None:
+    def __init__(self, id: str, namespace: str, date: str, title: str, body: str = "", tags: str = "",
+                 branch: str = "", factor: float = 1.0) -> None:
         self.id, self.namespace, self.date, self.title, self.body, self.tags = id, namespace, date, title, body, tags
+        self.branch, self.factor = branch, factor
 
 
 class Surfaced:
-    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds);
-    `new`: captured since the run that wrote the index."""
+    """A memory the index offers, with how strongly (file weight, or share of the text's words it holds, times
+    its rank factor); `new`: captured since the run that wrote the index; `branch`: its label when not merged."""
 
-    __slots__ = ("id", "namespace", "date", "title", "strength", "new")
+    __slots__ = ("id", "namespace", "date", "title", "strength", "new", "branch")
 
-    def __init__(self, id: str, namespace: str, date: str, title: str, strength: float, new: bool = False) -> None:
+    def __init__(self, id: str, namespace: str, date: str, title: str, strength: float, new: bool = False,
+                 branch: str = "") -> None:
         self.id, self.namespace, self.date, self.title, self.strength = id, namespace, date, title, strength
-        self.new = new
+        self.new, self.branch = new, branch or ""
 
 
 def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
@@ -78,9 +83,11 @@ def write_surfacing_index(path: Path, memories: Sequence[Surfaceable],
             db.execute("CREATE TABLE meta(run_id TEXT NOT NULL, memory_tips TEXT)")
             db.execute("INSERT INTO meta VALUES (?, ?)",
                        (run_id, None if memory_tips is None else json.dumps(dict(memory_tips), sort_keys=True)))
-            db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, title TEXT)")
-            db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?)",
-                           ((i, m.id, m.namespace, m.date, m.title) for i, m in enumerate(memories)))
+            db.execute("CREATE TABLE memory(row INTEGER PRIMARY KEY, id TEXT, namespace TEXT, date TEXT, title TEXT, "
+                       "branch TEXT NOT NULL DEFAULT '', factor REAL NOT NULL DEFAULT 1)")
+            db.executemany("INSERT INTO memory VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           ((i, m.id, m.namespace, m.date, m.title, m.branch, m.factor)
+                            for i, m in enumerate(memories)))
             db.execute("CREATE TABLE file(path TEXT NOT NULL, row INTEGER NOT NULL, weight REAL NOT NULL)")
             db.executemany("INSERT INTO file VALUES (?, ?, ?)",
                            ((p, row, w) for p, rows in links.items() for row, w in rows))
@@ -105,30 +112,40 @@ def open_index(path: str | Path) -> sqlite3.Connection | None:
 
 
 def for_file(db: sqlite3.Connection, path: str, min_weight: float, limit: int) -> list[Surfaced]:
-    rows = db.execute("SELECT m.id, m.namespace, m.date, m.title, f.weight FROM file f JOIN memory m "
-                      "ON m.row = f.row WHERE f.path = ? AND f.weight >= ? ORDER BY f.weight DESC, m.row LIMIT ?",
-                      (path, min_weight, limit)).fetchall()
+    """Memories about `path` whose file weight times rank factor reaches `min_weight`, strongest first."""
+    try:
+        rows = db.execute("SELECT m.id, m.namespace, m.date, m.title, f.weight * m.factor AS w, 0, m.branch "
+                          "FROM file f JOIN memory m ON m.row = f.row WHERE f.path = ? AND w >= ? "
+                          "ORDER BY w DESC, m.row LIMIT ?", (path, min_weight, limit)).fetchall()
+    except sqlite3.OperationalError:  # an index written before branches were recorded
+        rows = db.execute("SELECT m.id, m.namespace, m.date, m.title, f.weight FROM file f JOIN memory m "
+                          "ON m.row = f.row WHERE f.path = ? AND f.weight >= ? ORDER BY f.weight DESC, m.row LIMIT ?",
+                          (path, min_weight, limit)).fetchall()
     return [Surfaced(*row) for row in rows]
 
 
 def for_text(db: sqlite3.Connection, text: str, bar: float, namespaces: Sequence[str] | None,
              limit: int, depth: int = 30) -> list[Surfaced]:
     """Memories holding at least `bar` of the text's words (IDF-weighted; words no memory uses count
-    UNKNOWN_WEIGHT), in `namespaces` if given, best BM25 first among them."""
+    UNKNOWN_WEIGHT) times their rank factor, in `namespaces` if given, best BM25 first among them."""
     try:
         match = match_words(db, query_words(text), depth)
     except sqlite3.Error:
         return []
-    chosen = [(row, coverage) for row, _score in match.bm25
+    chosen = [(row, coverage, score) for row, score in match.bm25
               if (coverage := match.coverage(row, UNKNOWN_WEIGHT)) >= bar]
-    found: list[Surfaced] = []
-    for row, coverage in chosen:
-        record = db.execute("SELECT id, namespace, date, title FROM memory WHERE row = ?", (row,)).fetchone()
-        if record is not None and (namespaces is None or record[1] in namespaces):
-            found.append(Surfaced(*record, coverage))
-        if len(found) >= limit:
-            break
-    return found
+    found: list[tuple[float, Surfaced]] = []
+    for row, coverage, score in chosen:
+        try:
+            record = db.execute("SELECT id, namespace, date, title, factor, branch FROM memory WHERE row = ?",
+                                (row,)).fetchone()
+        except sqlite3.OperationalError:  # an index written before branches were recorded
+            record = db.execute("SELECT id, namespace, date, title, 1.0, '' FROM memory WHERE row = ?",
+                                (row,)).fetchone()
+        if record is not None and (namespaces is None or record[1] in namespaces) and coverage * record[4] >= bar:
+            found.append((score * record[4], Surfaced(*record[:4], coverage * record[4], branch=record[5])))
+    found.sort(key=lambda pair: -pair[0])  # stable: BM25 order, a memory not merged into HEAD ranked lower
+    return [surfaced for _rank, surfaced in found[:limit]]
 
 
 def index_state(db: sqlite3.Connection) -> tuple[str, dict[str, str] | None]:

@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     retention_summarized_half_life_factor: float = Field(0.5, gt=0, le=1,
         description="a member of a summary ages this much faster (its half-life times this): the summary "
                     "carries what it said")
+    retention_abandoned_half_life_factor: float = Field(0.5, gt=0, le=1,
+        description="a memory whose commit's branch was deleted without merging ages this much faster (its "
+                    "half-life times this)")
     tier_hot_threshold: float = Field(0.6, ge=0, le=1,
         validation_alias=AliasChoices("MEMACTORS_HOT_THRESHOLD", "MEMACTORS_TIER_HOT_THRESHOLD"),
         description="retention score at or above which a memory is hot")
@@ -157,6 +160,7 @@ class Settings(BaseSettings):
             superseded_factor=self.retention_superseded_factor,
             partial_superseded_factor=self.retention_partial_superseded_factor,
             summarized_half_life_factor=self.retention_summarized_half_life_factor,
+            abandoned_half_life_factor=self.retention_abandoned_half_life_factor,
             hot_threshold=self.tier_hot_threshold,
             warm_threshold=self.tier_warm_threshold,
             cold_threshold=self.tier_cold_threshold,

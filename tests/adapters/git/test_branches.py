@@ -37,9 +37,9 @@ def test_placements_of_merged_unmerged_and_deleted_branches(repo: Repo) -> None:
     assert branches.placement(commits["main"]).on_head and branches.placement(commits["merged"]).on_head
     unmerged = branches.placement(commits["unmerged"])
     assert not unmerged.on_head and unmerged.branches == ("feature/x",)
-    assert unmerged.label() == "from feature/x, not in HEAD's history"
+    assert unmerged.label() == "from feature/x, not merged"
     gone = branches.placement(commits["deleted"])
-    assert gone.orphaned and gone.label() == "from a deleted branch, not in HEAD's history"
+    assert gone.orphaned and gone.label() == "from a deleted branch, not merged"
 
 
 def test_containing_names_every_branch_whose_history_holds_the_commit_heads_branch_first(repo: Repo) -> None:
@@ -73,10 +73,11 @@ def test_show_lists_the_branches_of_a_memory_not_on_heads_line(repo: Repo) -> No
     commits = _branchy(repo)
     shown = json.loads(run_cli("show", f"decisions:{commits['unmerged'][:7]}:0", "--json",
                                "--repo", str(repo.path)).stdout)
-    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not in HEAD's history",
+    assert shown["branch"] == {"on_head": False, "branches": ["feature/x"], "label": "from feature/x, not merged",
+                               "state": "not merged", "merged": "no", "known": True,
                                "containing": ["feature/x"], "containing_count": 1, "containing_complete": True}
     text = run_cli("show", f"decisions:{commits['deleted'][:7]}:0", "--repo", str(repo.path)).stdout
-    assert "from a deleted branch, not in HEAD's history" in text
+    assert "from a deleted branch, not merged" in text
     merged = json.loads(run_cli("show", f"decisions:{commits['merged'][:7]}:0", "--json",
                                 "--repo", str(repo.path)).stdout)
     assert merged["branch"]["on_head"] is True
@@ -90,7 +91,7 @@ def test_the_session_block_labels_a_memory_from_an_unmerged_branch(repo: Repo) -
     block = json.loads(run_cli("context", input=hook, cwd=repo.path).stdout)["hookSpecificOutput"][
         "additionalContext"]
     bloom = next(line for line in block.splitlines() if "bloom filter" in line)
-    assert "from feature/x, not in HEAD's history" in bloom
+    assert "from feature/x, not merged" in bloom
     assert "from" not in next(line for line in block.splitlines() if "Use trio for the actors" in line)
     rust = [line for line in block.splitlines() if "rust parser" in line]
     assert all("from a deleted branch" in line for line in rust)
@@ -101,11 +102,11 @@ def test_recall_names_the_branch_of_a_result_not_in_heads_history(repo: Repo) ->
     assert run_cli("consolidate", "--repo", str(repo.path)).returncode == 0
     found = json.loads(run_cli("recall", "bloom filter for lookups", "--json", "--repo", str(repo.path)).stdout)
     bloom = next(r for r in found if "bloom filter" in r["title"])
-    assert bloom["branch"] == "from feature/x, not in HEAD's history"
+    assert bloom["branch"] == "from feature/x, not merged"
     trio_hits = json.loads(run_cli("recall", "trio actors", "--json", "--repo", str(repo.path)).stdout)
     assert "branch" not in next(r for r in trio_hits if "trio" in r["title"])
     text = run_cli("recall", "bloom filter for lookups", "--repo", str(repo.path)).stdout
-    assert "(from feature/x, not in HEAD's history)" in text
+    assert "(from feature/x, not merged)" in text
 
 
 async def test_the_mcp_show_tool_names_the_branches_holding_a_memorys_commit(repo: Repo, tmp_path) -> None:
@@ -117,4 +118,4 @@ async def test_the_mcp_show_tool_names_the_branches_holding_a_memorys_commit(rep
         unmerged = _doc(await client.call_tool("show", {"id": f"decisions:{commits['unmerged'][:7]}:0"}))
     assert on_main["branches"] == ["main", "feature/merged", "feature/x"] and on_main["branches_count"] == 3
     assert on_main["branch"] is None
-    assert unmerged["branches"] == ["feature/x"] and unmerged["branch"] == "from feature/x, not in HEAD's history"
+    assert unmerged["branches"] == ["feature/x"] and unmerged["branch"] == "from feature/x, not merged"

@@ -26,6 +26,6 @@ async def test_the_memory_page_lists_the_branches_holding_its_commit_ten_then_an
     assert "15 branches contain it:" in on_main
     assert on_main.split("contain it:")[1].split() == [
         "main", "feature/merged", "feature/x", *(f"release/{n:02d}" for n in range(7)), "and", "5", "more"]
-    assert "not in HEAD's history (not merged, or merged by squashing)" in unmerged
+    assert "Its commit is not merged into HEAD (not in its history, and HEAD does not hold its change)" in unmerged
     assert "1 branch contains it: feature/x" in unmerged
-    assert "no branch holds it: the branch it was made on was deleted" in deleted and "contain" not in deleted
+    assert "no branch holds it: the branch it was made on was deleted without merging" in deleted and "contain" not in deleted
