@@ -15,6 +15,14 @@ words too. Words across commits say less: two progress notes of different work s
 phase, a spec's front matter) and are not linked at all; any other pair needs `CROSS_COMMIT_WEIGHT` (on the
 plugin's public store, links across commits were right 50 times in 112, progress pairs 25 in 76).
 
+What a file says is weighed too: a file alone (no shared words) ties two memories only when at most
+`FILE_ALONE_HOLDERS` memories hold it (a module every finding of a code review touched ties findings that have
+nothing else in common), and two progress notes captured from one file (both tagged with it: the entries of a
+checklist or progress file) are different tasks, which that file does not tie. A memory that asserts nothing of
+its own (its summary is the agent narrating, a lead-in, an empty template title such as "Summary of decision",
+or a checklist tick; or its text has the agent narrating its next step, "Let me update the command") is linked
+to nothing: what it shares with others is a template's or a transcript's words.
+
 The type is read from what the two are (conservative: `relates_to` unless the text says more):
 - implements: a progress note, later than the decision, about the decision's subject (writing a spec before it
   is approved carries nothing out);
@@ -40,6 +48,7 @@ from numpy.typing import NDArray
 from memactors.actors.algorithms.change_claim import words
 from memactors.actors.algorithms.file_signal import Subject, file_links
 from memactors.actors.algorithms.heuristic_judge import family
+from memactors.events.chatter import chatter
 from memactors.events.edge import EdgeType
 
 #: A link weaker than this is not kept: the mean of the pair's cosine and its evidence (see discover_links).
@@ -67,6 +76,11 @@ MAX_PER_MEMORY = 5
 MAX_WORDS = 60
 #: A shared file held by more memories than this is discounted (it ties too much together).
 CROWDED_FILE = 3
+#: A file alone (no shared words) ties two memories only when at most this many memories hold it (on the plugin's
+#: public store, file-only links through files held by more were right 1 time in 5).
+FILE_ALONE_HOLDERS = 12
+#: What a summary line that asserts nothing is (events/chatter.py); a heading names a section and may stand.
+_NOTHING = frozenset({"narration", "lead-in", "empty title", "checklist"})
 _DEPENDS = re.compile(r"(?i)\b(?:depends? on|requires?|needs?|relies? on|built on|blocked (?:on|by)|waits? (?:on|for)"
                       r"|only (?:after|once))\b")
 _SUPPORTS = re.compile(r"(?i)\b(?:this|that|which) is why\b|\bthe reason (?:we|for)\b|\bconfirms?\b|\bproves?\b")
@@ -75,6 +89,9 @@ _DECISIONS = frozenset({"decisions"})
 #: The block markers' labels ("▶ learned ───"): a capture's form, not its content.
 _MARKERS = frozenset(words("decision learned blocker progress pattern remember"))
 _PROGRESS = frozenset({"progress"})
+#: A block capture's marker line ("▶ progress ─────"): no part of what the summary says.
+_BLOCK_MARKER = re.compile(r"^\s*(?:▶|[─━-]{3,})")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LEARNINGS = frozenset({"learnings", "research", "patterns"})
 
 
@@ -151,7 +168,7 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             for other in rows[i + 1:]:
                 if focused is None or row in focused or other in focused:
                     shared[(row, other)].append(term)
-    files: dict[tuple[int, int], tuple[str, float]] = {}
+    files: dict[tuple[int, int], tuple[str, float, int]] = {}
     if commit_files is not None:
         subjects = [Subject(row, c.commit, c.text, tuple(c.tags)) for row, c in enumerate(candidates)]
         for path, rows in file_links(subjects, commit_files, repo_files, captures).items():
@@ -160,23 +177,29 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
                 for b, wb in rows[i + 1:]:
                     if focused is not None and a not in focused and b not in focused:
                         continue
+                    if _entries_of(path, candidates[a], candidates[b]):
+                        continue
                     pair = (min(a, b), max(a, b))
                     evidence = min(wa, wb) * crowd
-                    if evidence > files.get(pair, ("", 0.0))[1]:
-                        files[pair] = (path, evidence)
+                    if evidence > files.get(pair, ("", 0.0, 0))[1]:
+                        files[pair] = (path, evidence, len(rows))
     said: dict[int, set[str]] = {}
     found: list[FoundLink] = []
     # cheapest tests first: most pairs share one rare word and nothing else
     worth = {p for p, terms in shared.items() if len(terms) >= MIN_SHARED_WORDS}
-    worth |= {p for p, (_, weight) in files.items() if weight >= MIN_FILE_EVIDENCE}
+    worth |= {p for p, (_, weight, _) in files.items() if weight >= MIN_FILE_EVIDENCE}
+    mute: dict[int, bool] = {}
     for pair in worth:
         a, b = pair
+        if _mute(candidates, mute, a) or _mute(candidates, mute, b):
+            continue
         terms = shared.get(pair, [])
         by_words = 0.0
         if len(terms) >= MIN_SHARED_WORDS and mass[a] > 0 and mass[b] > 0:
             by_words = min(1.0, sum(idf[t] for t in terms) / math.sqrt(mass[a] * mass[b]))
-        path, by_file = files.get(pair, ("", 0.0))
-        if by_file < MIN_FILE_EVIDENCE or not _same_work(candidates[a], candidates[b]):
+        path, by_file, holders_of_file = files.get(pair, ("", 0.0, 0))
+        if (by_file < MIN_FILE_EVIDENCE or not _same_work(candidates[a], candidates[b])
+                or (not by_words and holders_of_file > FILE_ALONE_HOLDERS)):
             path, by_file = "", 0.0
         evidence = 1 - (1 - by_words) * (1 - by_file)
         if evidence == 0:
@@ -206,6 +229,29 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             reasons.append(f"both about {path}")
         found.append(FoundLink(source.key, target.key, kind, round(weight, 3), "; ".join(reasons)))
     return _strongest(found)
+
+
+def _mute(candidates: Sequence[Candidate], mute: dict[int, bool], row: int) -> bool:
+    if row not in mute:
+        mute[row] = asserts_nothing(candidates[row])
+    return mute[row]
+
+
+def asserts_nothing(candidate: Candidate) -> bool:
+    """Whether a memory says nothing of its own to link: its summary's first line is narration, a lead-in, an
+    empty title or a checklist tick, or a sentence of its text is the agent narrating its next step."""
+    first = next((line for line in candidate.summary.splitlines()
+                  if line.strip() and not _BLOCK_MARKER.match(line)), candidate.summary)
+    if chatter(first) in _NOTHING:
+        return True
+    return any(chatter(sentence) == "narration" for line in candidate.text.splitlines()
+               for sentence in _SENTENCE_END.split(line.strip()) if sentence)
+
+
+def _entries_of(path: str, first: Candidate, second: Candidate) -> bool:
+    """Whether two progress notes were both captured from `path` (their `file:` tags): a checklist's entries."""
+    return first.namespace in _PROGRESS and second.namespace in _PROGRESS and all(
+        path in {t[len("file:"):].strip("./") for t in c.tags if t.startswith("file:")} for c in (first, second))
 
 
 def _restate(candidates: Sequence[Candidate], said: dict[int, set[str]], vocab: Sequence[frozenset[str]], a: int,

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from memactors.actors.algorithms.link_discovery import MAX_PER_MEMORY, Candidate, discover_links
+from memactors.actors.algorithms.link_discovery import FILE_ALONE_HOLDERS, MAX_PER_MEMORY, Candidate, discover_links
 from memactors.events.edge import EdgeType
 
 DAY0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
@@ -147,3 +147,74 @@ def test_two_progress_notes_on_one_commit_sharing_the_words_are_linked() -> None
     first = _c("a", "progress", 1, *SPEC_A, commit="c1")
     second = _c("b", "progress", 1, *SPEC_B, commit="c1")
     assert _keys(discover_links([first, second, *FILLER])) == {frozenset(("a", "b"))}
+
+
+def test_a_memory_that_only_narrates_or_leads_in_is_linked_to_nothing() -> None:
+    # a transcript window ("I'll continue ...", "... Let me update the command:") shares its neighbour's words
+    stated = _c("stated", "learnings", 5, "asyncpg prepared statements break behind pgbouncer transaction pooling",
+                "With pgbouncer in transaction mode a prepared statement lands on another connection.")
+    narrating = [
+        _c("resume", "progress", 5, "I'll continue from where we left off with pgbouncer transaction pooling",
+           "I was checking asyncpg prepared statements behind pgbouncer."),
+        _c("next", "progress", 5, "Checkout workers lost connections behind pgbouncer",
+           "asyncpg prepared statements failed in transaction mode. Let me update the pool settings:"),
+        _c("lead", "progress", 5, "You're right. pgbouncer transaction pooling shipped with:",
+           "asyncpg prepared statements broken behind it."),
+    ]
+    for memory in narrating:
+        assert discover_links([stated, memory, *FILLER]) == [], memory.key
+    said = _c("said", "progress", 5, "Turned off the asyncpg statement cache behind pgbouncer transaction pooling",
+              "asyncpg prepared statements no longer break.")
+    assert _keys(discover_links([stated, said, *FILLER])) == {frozenset(("stated", "said"))}
+
+
+def test_an_empty_template_title_or_a_checklist_tick_is_linked_to_nothing() -> None:
+    # unfilled templates ("Summary of decision", "The key insight") and checklist entries tied by their file
+    template = ("## Context\nWhy this was needed.\n## Details\nKey point 1\n## Related Files\n"
+                "app/payments/webhooks.py:10-25")
+    files = {"c1": ["app/payments/webhooks.py"]}
+    repo_files = ["app/payments/webhooks.py"]
+    for summaries in (("Summary of decision", "The key insight"),
+                      ("- [x] PAY-1: retry webhook deliveries ✅", "- [x] PAY-2: verify webhook signatures ✅")):
+        first = _c("a", "decisions", 3, summaries[0], template, commit="c1")
+        second = _c("b", "learnings", 3, summaries[1], template, commit="c1")
+        assert discover_links([first, second, *FILLER], commit_files=files, repo_files=repo_files) == [], summaries
+    first = _c("a", "decisions", 3, "Webhook deliveries are retried five times", template, commit="c1")
+    second = _c("b", "learnings", 3, "Webhook signatures need the raw body", template, commit="c1")
+    assert _keys(discover_links([first, second, *FILLER], commit_files=files, repo_files=repo_files)) == {
+        frozenset(("a", "b"))}
+
+
+def test_two_progress_notes_captured_from_one_checklist_file_are_not_tied_by_it() -> None:
+    # entries of PROGRESS.md are different tasks; sections of one design document still relate
+    def note(key: str, namespace: str, summary: str, body: str) -> Candidate:
+        return _c(key, namespace, 3, summary, body, commit="c1", tags=("file:PROGRESS.md",))
+
+    documentation = note("docs", "progress", "Task 2.15: Documentation", "Wrote the operator guide for refunds.")
+    unit_tests = note("tests", "progress", "Task 2.12: Write unit tests", "Covered the ledger rounding cases.")
+    assert discover_links([documentation, unit_tests, *FILLER], commit_files={"c1": []}) == []
+    design = note("design", "patterns", "Refund flow: the ledger rounds half to even", "Rounding in one place.")
+    assert _keys(discover_links([design, unit_tests, *FILLER], commit_files={"c1": []})) == {
+        frozenset(("design", "tests"))}
+
+
+TOPICS = ("connection leak", "batch insert", "retry jitter", "vacuum schedule", "lock timeout", "cursor reuse",
+          "index rebuild", "schema cache", "error wrapping", "path quoting", "clock skew", "log noise", "temp cleanup",
+          "signal handling")
+
+
+def test_a_file_alone_ties_nothing_when_many_memories_name_it() -> None:
+    # one code review's findings all name sync.py: the file says nothing about which of them belong together
+    def findings(count: int) -> list[Candidate]:
+        return [_c(f"r{i}", "progress", 3, f"Fixed the {topic} ({i})", f"Changed app/sync.py for the {topic}.",
+                   commit="c1") for i, topic in enumerate(TOPICS[:count])]
+
+    def linked(count: int) -> list:
+        memories = [*findings(count), *FILLER]
+        vectors = np.zeros((len(memories), len(memories) + 1), dtype=np.float32)
+        vectors[:, 0] = np.sqrt(0.7)  # every pair: cosine 0.7 (alike, no restatement)
+        vectors[np.arange(len(memories)), np.arange(len(memories)) + 1] = np.sqrt(0.3)
+        return discover_links(memories, commit_files={"c1": []}, repo_files=["app/sync.py"], vectors=vectors)
+
+    assert linked(FILE_ALONE_HOLDERS) and all(k.reason == "both about app/sync.py" for k in linked(FILE_ALONE_HOLDERS))
+    assert linked(FILE_ALONE_HOLDERS + 1) == []
