@@ -108,11 +108,13 @@ def factors(
     quality: float = 1.0,
     partially_superseded: bool = False,
     summarized: bool = False,
+    abandoned: bool = False,
 ) -> tuple[float, float, float, float]:
     """(score, recency, activation, importance), each in [0, 1], for one memory at `now`."""
     anchor = created if last_access is None or last_access < created else last_access
     age_days = (now - anchor).total_seconds() / 86400.0
-    half_life = policy.half_life_days * (policy.summarized_half_life_factor if summarized else 1.0)
+    half_life = (policy.half_life_days * (policy.summarized_half_life_factor if summarized else 1.0)
+                 * (policy.abandoned_half_life_factor if abandoned else 1.0))
     recency = _clamp(0.5 ** (max(0.0, age_days) / half_life))
     activation = _clamp(
         math.log1p(max(0, activation_count)) / math.log1p(policy.activation_saturation)
@@ -142,12 +144,13 @@ def score(
     quality: float = 1.0,
     partially_superseded: bool = False,
     summarized: bool = False,
+    abandoned: bool = False,
 ) -> RetentionScore:
     """Retention in [0, 1] for one memory at `now` (aware datetimes), with its factors."""
     total, recency, activation, importance = factors(
         policy, namespace=namespace, created=created, last_access=last_access,
         activation_count=activation_count, superseded=superseded, now=now, quality=quality,
-        partially_superseded=partially_superseded, summarized=summarized,
+        partially_superseded=partially_superseded, summarized=summarized, abandoned=abandoned,
     )
     return RetentionScore(
         score=total, recency=recency, activation=activation, importance=importance, superseded=superseded,

@@ -48,6 +48,7 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
     moves: list[dict[str, Any]] = []
     below: list[dict[str, Any]] = []
     partial = replaced_in_part(state.edges.values())
+    abandoned = store.abandoned(memories)
     held: list[dict[str, Any]] = []
     for memory in memories:
         meta = state.meta.get(memory.key)
@@ -57,7 +58,8 @@ def decay(repo: Path, *, days: float = 30.0, threshold: float | None = None, lim
         retention = score(policy, namespace=memory.namespace, created=memory.timestamp, last_access=last,
                           activation_count=count, superseded=meta.superseded_by is not None, now=at,
                           quality=quality_score(policy.quality, traits[memory.key]),
-                          partially_superseded=memory.key in partial, summarized=meta.consolidated_into is not None)
+                          partially_superseded=memory.key in partial, summarized=meta.consolidated_into is not None,
+                          abandoned=memory.key in abandoned)
         tier = tier_for(policy, retention.score).value
         if meta.pin:  # the user's word holds its tier, whatever its retention does
             held.append({"id": memory.id, "summary": memory.summary, "pin": meta.pin, "tier": meta.tier.value})

@@ -63,6 +63,7 @@ def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> Sto
     traits = cache.traits(scan.memories)
     cache.save()
     partial = replaced_in_part(state.edges.values())
+    abandoned = store.abandoned(scan.memories)  # as the runs' tierer sees it: the same retention
     views = []
     for memory in scan.memories:
         meta = state.meta.get(memory.key)
@@ -83,6 +84,7 @@ def load_view(store: MemoryStore, policy: RetentionPolicy, now: datetime) -> Sto
                     quality=quality.score,
                     partially_superseded=memory.key in partial,
                     summarized=bool(meta and meta.consolidated_into),
+                    abandoned=memory.key in abandoned,
                 ),
             )
         )
