@@ -18,7 +18,9 @@ plugin's public store, links across commits were right 50 times in 112, progress
 What a file says is weighed too: a file alone (no shared words) ties two memories only when at most
 `FILE_ALONE_HOLDERS` memories hold it (a module every finding of a code review touched ties findings that have
 nothing else in common), and two progress notes captured from one file (both tagged with it: the entries of a
-checklist or progress file) are different tasks, which that file does not tie. A memory that asserts nothing of
+checklist or progress file) are different tasks, which that file does not tie; nor does a file alone tie two
+memories whose summaries each name their own ticket (a finding or issue id: "PERF-H-002", "ARCH-H-001", "#28")
+and none in common: two findings of one review that touched one module. A memory that asserts nothing of
 its own (its summary is the agent narrating, a lead-in, an empty template title such as "Summary of decision",
 or a checklist tick; or its text has the agent narrating its next step, "Let me update the command") is linked
 to nothing: what it shares with others is a template's or a transcript's words.
@@ -92,6 +94,9 @@ _PROGRESS = frozenset({"progress"})
 #: A block capture's marker line ("▶ progress ─────"): no part of what the summary says.
 _BLOCK_MARKER = re.compile(r"^\s*(?:▶|[─━-]{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A ticket a summary names: a finding or issue id ("PERF-H-002", "CRIT-001", "PROJ-12") or an issue number ("#28",
+#: "issue 28"); a plan's task and phase numbers are parts of one piece of work, not tickets.
+_TICKET = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d{2,}\b|(?<![\w#])#\d+\b|\b(?i:issue)\s+#?\d+\b")
 _LEARNINGS = frozenset({"learnings", "research", "patterns"})
 
 
@@ -199,7 +204,8 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             by_words = min(1.0, sum(idf[t] for t in terms) / math.sqrt(mass[a] * mass[b]))
         path, by_file, holders_of_file = files.get(pair, ("", 0.0, 0))
         if (by_file < MIN_FILE_EVIDENCE or not _same_work(candidates[a], candidates[b])
-                or (not by_words and holders_of_file > FILE_ALONE_HOLDERS)):
+                or (not by_words and (holders_of_file > FILE_ALONE_HOLDERS
+                                      or _other_tickets(candidates[a], candidates[b])))):
             path, by_file = "", 0.0
         evidence = 1 - (1 - by_words) * (1 - by_file)
         if evidence == 0:
@@ -237,12 +243,27 @@ def _mute(candidates: Sequence[Candidate], mute: dict[int, bool], row: int) -> b
     return mute[row]
 
 
+def _headline(candidate: Candidate) -> str:
+    """The first line of the summary that says something (a block capture's marker line skipped)."""
+    return next((line for line in candidate.summary.splitlines()
+                 if line.strip() and not _BLOCK_MARKER.match(line)), candidate.summary)
+
+
+def _tickets(candidate: Candidate) -> set[str]:
+    return {re.sub(r"\D", "", t) if t.lower().startswith(("#", "issue")) else t
+            for t in _TICKET.findall(_headline(candidate))}
+
+
+def _other_tickets(first: Candidate, second: Candidate) -> bool:
+    """Whether both summaries name tickets and none in common: two findings or issues, not one."""
+    mine, theirs = _tickets(first), _tickets(second)
+    return bool(mine) and bool(theirs) and not mine & theirs
+
+
 def asserts_nothing(candidate: Candidate) -> bool:
     """Whether a memory says nothing of its own to link: its summary's first line is narration, a lead-in, an
     empty title or a checklist tick, or a sentence of its text is the agent narrating its next step."""
-    first = next((line for line in candidate.summary.splitlines()
-                  if line.strip() and not _BLOCK_MARKER.match(line)), candidate.summary)
-    if chatter(first) in _NOTHING:
+    if chatter(_headline(candidate)) in _NOTHING:
         return True
     return any(chatter(sentence) == "narration" for line in candidate.text.splitlines()
                for sentence in _SENTENCE_END.split(line.strip()) if sentence)

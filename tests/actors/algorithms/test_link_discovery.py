@@ -218,3 +218,18 @@ def test_a_file_alone_ties_nothing_when_many_memories_name_it() -> None:
 
     assert linked(FILE_ALONE_HOLDERS) and all(k.reason == "both about app/sync.py" for k in linked(FILE_ALONE_HOLDERS))
     assert linked(FILE_ALONE_HOLDERS + 1) == []
+
+
+def test_a_file_alone_does_not_tie_two_findings_that_name_different_tickets() -> None:
+    # a code review's findings fixed in one session all touch the module under review
+    def fix(key: str, summary: str, body: str) -> Candidate:
+        return _c(key, "progress", 3, summary, body, commit="c1")
+
+    files = {"c1": []}
+    repo_files = ["app/index.py"]
+    split = fix("split", "ARCH-H-001 complete: split the god object", "Moved the schema code out of app/index.py.")
+    batched = fix("batched", "Completed PERF-H-002: batched the existence check", "app/index.py asks once per run.")
+    assert discover_links([split, batched, *FILLER], commit_files=files, repo_files=repo_files) == []
+    followed = fix("followed", "PERF-H-002 follow-up: cached the id set", "app/index.py keeps the ids between calls.")
+    assert _keys(discover_links([batched, followed, *FILLER], commit_files=files, repo_files=repo_files)) == {
+        frozenset(("batched", "followed"))}
