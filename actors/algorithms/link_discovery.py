@@ -1,7 +1,9 @@
 """Links worth following between memories, from evidence the store holds. Pure.
 
 Two memories are linked when they share what few other memories share: names and rare words (at least three,
-weighted by how rare: a word most memories hold says nothing, and normalised by what each memory holds), or a
+weighted by how rare: a word most memories hold says nothing, and normalised by what each memory holds; a file's
+name, and the words only it says, only while at most `RARE_FILE_NAME` memories name it, as specs from one template
+share its files), or a
 file (one both name, or one changed by the commits both hang on, weighted as the file signal weighs it: a busy
 commit with many memories says little). Shared words alone tie two uses of Redis or two indexes on different
 tables, so with embeddings a pair must also mean alike: the weight is the mean of the two memories' cosine and
@@ -81,6 +83,9 @@ CROWDED_FILE = 3
 #: A file alone (no shared words) ties two memories only when at most this many memories hold it (on the plugin's
 #: public store, file-only links through files held by more were right 1 time in 5).
 FILE_ALONE_HOLDERS = 12
+#: A file's name is a rare word only while at most this many memories name it: specs written from one template
+#: share its file names (REQUIREMENTS.md, ARCHITECTURE.md, DECISIONS.md), whatever they specify.
+RARE_FILE_NAME = 8
 #: What a summary line that asserts nothing is (events/chatter.py); a heading names a section and may stand.
 _NOTHING = frozenset({"narration", "lead-in", "empty title", "checklist"})
 _DEPENDS = re.compile(r"(?i)\b(?:depends? on|requires?|needs?|relies? on|built on|blocked (?:on|by)|waits? (?:on|for)"
@@ -94,6 +99,8 @@ _PROGRESS = frozenset({"progress"})
 #: A block capture's marker line ("▶ progress ─────"): no part of what the summary says.
 _BLOCK_MARKER = re.compile(r"^\s*(?:▶|[─━-]{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A word that names a file ("requirements.md", "docker/compose.yaml:46").
+_FILE_NAME = re.compile(r"[\w./-]*\w\.[a-z][a-z0-9]{0,7}(?::[\d-]+)?")
 #: A ticket a summary names: a finding or issue id ("PERF-H-002", "CRIT-001", "PROJ-12") or an issue number ("#28",
 #: "issue 28"); a plan's task and phase numbers are parts of one piece of work, not tickets.
 _TICKET = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d{2,}\b|(?<![\w#])#\d+\b|\b(?i:issue)\s+#?\d+\b")
@@ -160,7 +167,8 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             holders[term].append(row)
     # rare: held by a few memories, at most the square root of the store (a topic's words, not the project's)
     cap = max(3, min(40, int(math.sqrt(n))))
-    idf = {t: math.log(n / len(rows)) for t, rows in holders.items() if 2 <= len(rows) <= cap}
+    template = _template_words(holders)
+    idf = {t: math.log(n / len(rows)) for t, rows in holders.items() if 2 <= len(rows) <= cap and t not in template}
     rare = [sorted((t for t in terms if t in idf), key=lambda t: (-idf[t], t))[:MAX_WORDS] for terms in vocab]
     mass = [sum(idf[t] for t in terms) for terms in rare]
     rare_holders: dict[str, list[int]] = defaultdict(list)
@@ -235,6 +243,17 @@ def discover_links(candidates: Sequence[Candidate], *, commit_files: Mapping[str
             reasons.append(f"both about {path}")
         found.append(FoundLink(source.key, target.key, kind, round(weight, 3), "; ".join(reasons)))
     return _strongest(found)
+
+
+def _template_words(holders: Mapping[str, Sequence[int]]) -> set[str]:
+    """Names of files more than `RARE_FILE_NAME` memories name, and the words only those names say (the parts
+    `vocabulary` splits from them: "requirements" from "requirements.md" where no memory says it otherwise)."""
+    crowded = {t for t, rows in holders.items() if len(rows) > RARE_FILE_NAME and _FILE_NAME.fullmatch(t)}
+    named: dict[str, set[int]] = defaultdict(set)
+    for name in crowded:
+        for part in re.split(r"[./]", name):
+            named[part].update(holders[name])
+    return crowded | {part for part, rows in named.items() if part in holders and set(holders[part]) <= rows}
 
 
 def _mute(candidates: Sequence[Candidate], mute: dict[int, bool], row: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -233,3 +234,19 @@ def test_a_file_alone_does_not_tie_two_findings_that_name_different_tickets() ->
     followed = fix("followed", "PERF-H-002 follow-up: cached the id set", "app/index.py keeps the ids between calls.")
     assert _keys(discover_links([batched, followed, *FILLER], commit_files=files, repo_files=repo_files)) == {
         frozenset(("batched", "followed"))}
+
+
+SPEC_TOPICS = ("refund ledger rounding", "webhook retry budget", "tenant export throttling", "invoice pdf fonts",
+               "coupon stacking limits", "warehouse barcode scanner", "search synonym lists", "avatar upload quota",
+               "session cookie rotation")
+
+
+def test_specs_written_from_one_template_are_not_linked_by_its_file_names() -> None:
+    # the plugin's specs each list REQUIREMENTS.md, ARCHITECTURE.md, DECISIONS.md...: the template's, not a topic
+    def specs(topics: Sequence[str]) -> list[Candidate]:
+        return [_c(f"s{i}", "progress", 1, topic.capitalize(),
+                   f"{topic}: REQUIREMENTS.md, ARCHITECTURE.md, DECISIONS.md, IMPLEMENTATION_PLAN.md", commit="c1")
+                for i, topic in enumerate(topics)]
+    filler = [_c(f"f{i}", "learnings", i, f"Filler memory {i}", f"Nothing on topic{i}.") for i in range(91)]
+    assert discover_links([*specs(SPEC_TOPICS), *filler]) == []
+    assert _keys(discover_links([*specs(SPEC_TOPICS[:2]), *filler])) == {frozenset(("s0", "s1"))}
