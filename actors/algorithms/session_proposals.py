@@ -110,15 +110,28 @@ _USER_RULE = re.compile(
     r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
     # an imperative that says when it applies: "when naming methods, start them with 'n_'"
     r"|(?:(?:when|whenever|for|in)\s+(?:naming|writing|creating|adding|defining|declaring|working\s+on)\b"
-    r"|when\s+it\s+comes\s+to\b|for\s+(?:all\s+|your\s+|every\s+)?(?:\w+\s+){0,3}(?:names|functions|methods|classes"
-    r"|variables|attributes|arguments)\b)[^,]{0,60},\s+(?:please\s+)?"
-    r"(?:always\s+|never\s+)?(?:start|end|use|include|add|import|prefix|name|put|avoid|keep|make|write|follow)\b"
+    r"|when\s+it\s+comes\s+to\b|for\s+(?:all\s+|your\s+|every\s+|each\s+|any\s+)?(?:\w+\s+){0,3}(?:names?|"
+    r"functions?|methods?|class(?:es)?|variables?|attributes?|arguments?|files?|modules?)\b)[^,]{0,60},\s+(?:please\s+)?"
+    r"(?:remember\s+to\s+|(?:make\s+sure|ensure)\s+(?:that\s+)?(?:to\s+|you\s+)?|"
+    r"i\s*(?:want|need|'d\s+like|would\s+like)\s+you\s+to\s+)?"
+    r"(?:always\s+|never\s+)?(?:start|end|use|utili[sz]e|include|add|import|prefix|name|put|avoid|keep|make|write|"
+    r"follow)\b"
     # an imperative over every case: "End all function argument names with '_g'"
     r"|(?:please\s+)?(?:start|end|prefix|suffix|name|include|add|import|annotate|document)\s+(?:all|every|each|any)\b"
     # a rule inside a sentence: "another important practice is to always include try statements"
     r"|.{0,80}?\bto\s+(?:always|never)\s+(?:use|include|add|start|end|import|name|write|run|keep|avoid|commit|put|"
     r"follow|prefix|document|test|check)\b"
     r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer)\b"
+    # a naming rule said as an imperative: "start your function names with 'y_'", "end method names with '_md'"
+    r"|(?:start|end|begin|prefix|suffix)\s+(?:(?:all|every|each|any|of|your|the|our)\s+)*(?:[\w-]+\s+){0,3}names?\s+"
+    r"(?:with|by)\b"
+    # an imperative over every case, said at its end: "add the '@timer' decorator to all your methods"
+    r"|(?:add|include|import|use|put|apply|wrap)\b[^.;]{0,80}?\b(?:to|in|on|for|into|around|at\s+the\s+top\s+of)\s+"
+    r"(?:all|every|each|any)\b"
+    # "it's important that you ...", "it is essential for everyone to ..."
+    r"|it(?:'s|\s+is)\s+(?:(?:very|really|extremely|absolutely|especially)\s+)?(?:important|essential|crucial|vital|"
+    r"critical|mandatory|required|necessary)\s+(?:that\s+you|for\s+you\s+to|to\s+(?:always|never))\b"
+
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:is|are)\s+the\s+right\s+(?:call|choice|approach|default)\b"
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+)",
     re.IGNORECASE)
@@ -158,6 +171,7 @@ _NOT_KEPT = re.compile(r"\blet\s+me\b|\bi'?ll\b|\bi\s+will\b|\byou\s+(?:pasted|s
 #: instructions"): the words it stands on were said before it.
 _POINTING = re.compile(r"\b(?:apply|implement|incorporate|follow|adhere\s+to|propagate|include|use|remember|keep)\s+"
                        r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that)\s+(?:instructions?|updates?|"
+                       r"decorators?|prefix(?:es)?|suffix(?:es)?|tools?|modules?|settings?|"
                        r"conventions?|rules?|guidelines?|format|approach|practice|change|process|advice)\b"
                        # a rule announced, not yet said: "start using a new convention for function names"
                        r"|\b(?:a|some)\s+(?:new|specific|certain|small|particular|few)\s+(?:\w+\s+)?(?:conventions?|"
@@ -176,6 +190,108 @@ _PLEASANTRY = re.compile(
     re.IGNORECASE)
 #: A rule stated by the user needs this many words to stand alone in 30 days.
 MIN_RULE_WORDS = 6
+#: A rule announced, not yet said: "I want to give you a few coding instructions", "two key practices" (unless the
+#: sentence goes on to say it: "another practice is to ...", "two rules: ...").
+_ANNOUNCED = re.compile(
+    r"\b(?:an?|some|two|three|four|several|a\s+couple\s+of|a\s+few|one\s+(?:more|last|very|key|important)|"
+    r"a\s+(?:\w+\s+)?set\s+of)\s+(?:(?:new|specific|certain|small|slight|particular|important|key|updated|quick|minor|"
+    r"additional|main|coding|naming|other|more|very|crucial|essential|general|best)\s+){0,3}(?:things?|practices?|"
+    r"standards?|conventions?|aspects?|changes?|updates?|points?|guidelines?|guidance|expectations?|rules?|habits?|"
+    r"areas?|items?|instructions?|quirks?|adjustments?|tweaks?|requirements?|tips?)\b(?![^:]*:)"
+    r"(?!.*\b(?:is|are)\s+(?:that|to)\b)", re.IGNORECASE)
+#: A convention named without its value: "I want you to update your naming convention", "we've decided to
+#: standardize our IDE across the team".
+_NO_VALUE = re.compile(
+    r"\b(?:update|implement|adopt|change|revise|follow|use|start\s+using|standardi[sz]e(?:\s+on)?)\s+(?:(?:a|an|the|your|"
+    r"our|my)\s+)?(?:(?:new|consistent|updated|specific|different|certain|same|common|uniform)\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:naming\s+conventions?|conventions?|coding\s+style|style|standards?|(?:integrated\s+development\s+environment|"
+    r"IDE|tools?|names|approach)(?=\s+(?:a\s+bit|across|for|\(|$)|[.!]?$))", re.IGNORECASE)
+#: What only says a subject is coming: "I want to talk about our naming conventions", "shifting gears".
+_TOPIC_INTRO = re.compile(
+    r"^(?:[\w' ]{0,40},\s+)?(?:i|we)\s*(?:want(?:ed)?|would\s+like|'d\s+like|need)\s+to\s+(?:talk|discuss|go\s+over|"
+    r"update\s+you|touch\s+(?:base|on)|introduce|share|mention|bring\s+up|give\s+you|walk\s+you|provide\s+you|shift|"
+    r"switch|chat|check\s+in|ensure\s+we'?re|make\s+sure\s+we'?re|follow\s+up|circle\s+back)\b"
+    r"|\b(?:shift(?:ing)?|switch(?:ing)?|chang(?:e|ing))\s+gears\b|^speaking\s+of\b", re.IGNORECASE)
+#: An attitude or a one-off task asked for, not a rule to keep: "I want you to familiarize yourself with ...",
+#: "it's important that you feel ...", "make sure you're comfortable with ...", "we should strive to ...".
+_SOFT = re.compile(
+    r"^(?:[\w' ]{0,40},\s+)?(?:(?:so|and|also|just|now)\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+)?(?:want|need|'d\s+like|would\s+like|"
+    r"expect)\s+(?:you|everyone|us|all\s+of\s+you)\s+to|make\s+sure\s+(?:to|you(?:'re)?|that\s+you(?:'re)?)|"
+    r"ensure\s+(?:that\s+)?you(?:'re)?|it(?:'s|\s+is)\s+\w+\s+that\s+(?:you|everyone)(?:'re)?|remember\s+to|"
+    r"(?:we|you)\s+(?:should|must)|please|always|never|don'?t|do\s+not)?\s*(?:also\s+|really\s+|continue\s+to\s+|"
+    r"definitely\s+|always\s+|actively\s+)?(?:feel|understand|develop|familiari[sz]e|"
+    r"(?:focus|concentrate)\s+on\s+(?!(?:\w+ly\s+|always\s+)?\w+ing\b)|prioriti[sz]e\s+(?!\w+ing\b)|"
+    r"stay|remain|be|know|learn|think|explore|dive|brainstorm|strive|aim\s+to|embrace|trust|enjoy|relax|grow|prepare|"
+    r"present|partner|shadow|attend|participate|reach\s+out|come\s+up|hold|find\s+ways|lead|plan|try|give\s+it|"
+    r"start\s+by|highlight|involve|join|check\s+in|continue|pay\s+(?:close\s+|extra\s+|"
+    r"more\s+)?attention|take\s+(?:the\s+lead|ownership|advantage|care|a\s+look|the\s+time|pride|initiative)|"
+    r"get\s+(?:comfortable|familiar|to\s+know)|keep\s+up|start\s+(?:thinking|brainstorming|implementing|working|"
+    r"planning|exploring|looking|paying|preparing|familiari[sz]ing|adopting|applying)|comfortable|aware|"
+    r"available|involved|prepared|ready|proactive|mindful|open)\b", re.IGNORECASE)
+#: A value judgement, not a fact or a rule: "consistency is key", "clear documentation is essential".
+_MAXIM = re.compile(
+    r"^(?!it\b)[^,]{0,80}?\b(?:is|are)\s+(?:(?:so|very|really|also|absolutely|truly|always|equally|just)\s+)?"
+    r"(?:key|essential|important|crucial|vital|critical|paramount|valuable|beneficial|helpful|fundamental|"
+    r"an?\s+(?:key|continuous|crucial|vital|fundamental|important|essential|great|ongoing)\b)", re.IGNORECASE)
+#: Praise: "I like the way you're thinking".
+_PRAISE = re.compile(r"^(?:[\w' ]{0,30},\s+)?i\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:the\s+way|your|how|that\s+you"
+                     r"|what\s+you)\b", re.IGNORECASE)
+#: A bare pronoun standing for what was named before the sentence, right after the verb that asks ("I want you to
+#: start implementing them", "always start them with 'f_'"; not "start names with 'y_' and end them with '_y'").
+_BARE_PRONOUN = re.compile(
+    r"^(?:(?:please|also|so|now|just|and|then|additionally|finally|lastly|from\s+now\s+on|going\s+forward|moving\s+forward)"
+    r"[,\s]+)*(?:(?:i|we)\s*(?:really\s+)?(?:want|need|'d\s+like|would\s+like|expect)\s+"
+    r"(?:you|everyone|us)\s+to\s+|make\s+sure\s+(?:to\s+|you\s+|that\s+you\s+)?|ensure\s+(?:that\s+)?(?:you\s+)?|"
+    r"it(?:'s|\s+is)\s+\w+\s+that\s+you\s+|remember\s+to\s+|(?:we|you)\s+(?:should|must)\s+|always\s+|never\s+|"
+    r"don'?t\s+|do\s+not\s+)*(?:[\w'’]+\s+){1,3}?(?-i:(?:it|them|these|those|this|that))"
+    r"(?=\s*(?:[.!;,]|$|['’]s\b|\s+(?:to|in|into|for|on|with|right|as|from|at|away|altogether|inside|consistently|regularly|"
+    r"immediately|every|whenever|when|and|over|across|throughout|up|out|more|too|exists?|is|are)\b))", re.IGNORECASE)
+#: What a "them" in the next sentence most likely stands for ("Now, about method names. Always start them with ...").
+_PLURAL_SUBJECT = re.compile(
+    r"\b(?:(?:function\s+argument|function|method|class|variable|attribute|argument|parameter|file|module|branch|test|"
+    r"table|column|field|component|route|endpoint)\s+names|function\s+arguments|functions|methods|classes|variables|"
+    r"attributes|parameters|commit\s+messages|docstrings|modules|branches|endpoints|components|routes|migrations|"
+    r"handlers)\b", re.IGNORECASE)
+#: A rule that asks only for a quality ("keep the dashboard clean", "make sure your comments are clear"): nothing a
+#: later session could act on or check, unless it says always / never or names something exact.
+_QUALITY = re.compile(
+    r"\b(?:clear|concise|meaningful|relevant|thorough|diligent|efficient|optimi[sz]ed|readable|maintainable|accurate|"
+    r"up[- ]to[- ]date|user[- ]friendly|intuitive|focused|brief|detailed|professional|respectful|organi[sz]ed|"
+    r"well[- ](?:documented|tested|structured|organi[sz]ed|written|commented|designed)|clean|robust|simple|modular|"
+    r"reusable|secure|safe|smooth|effective|effectively|efficiently|properly|carefully|responsive|engaging|inclusive|"
+    r"comfortable|informed|timely|promptly|structured|productive)\b(?!\s+immediately)", re.IGNORECASE)
+#: What the workplace, not the code, is about: meetings, time off, events, careers, clients, people.
+_WORKPLACE = re.compile(
+    r"\b(?:meetings?|agenda|vacations?|holidays?|breaks?|lunch|posture|wrists?|chairs?|desk|ergonomic\w*|hotel|"
+    r"travel\w*|trips?|flights?|visa|expenses?|reimburse\w*|events?|part(?:y|ies)|outings?|celebrat\w+|"
+    r"team[- ]building|career|salar(?:y|ies)|raises?|promotions?|interviews?|hiring|candidates?|feedback|mentor\w*|"
+    r"mentees?|morale|culture|well[- ]?being|health\w*|stress|burnout|work[- ]life|balance|family|emotions?|"
+    r"feelings?|confiden\w+|inclusiv\w+|diversity|respect\w*|empath\w+|clients?|customers?|pitch|presentations?|"
+    r"audience|slides?|stakeholders?|colleagues|coworkers|peers|team\s+members?|employees?|managers?|HR|benefits|"
+    r"insurance|contracts?|negotiat\w+|office|onsite|calendar|goals?|objectives|growth|skills?|mindset|attitude|"
+    r"curiosity|patience|kindness|elevators?|emergenc\w+|safety|awareness|volunteer\w*|charity|community|social|"
+    r"fun|workplace|environment\s+where|atmosphere|recognition|rewards?|employer)\b", re.IGNORECASE)
+#: ... unless it names code, a tool or the project: then it may well be a rule for the work.
+_WORK_THING = re.compile(
+    r"\b(?:code|coding|codebase|functions?|methods?|class(?:es)?|variables?|attributes?|arguments?|parameters?|"
+    r"names?|naming|modules?|imports?|decorators?|docstrings?|annotations?|type\s+hints?|comments?|tests?|testing|"
+    r"commits?|branch(?:es)?|merges?|pull\s+requests?|PRs?|repo(?:sitor(?:y|ies))?|lint(?:er|ing)?|formatt(?:er|ing)|"
+    r"debug(?:ger|ging)?|profil(?:er|ing)|IDE|editor|pipelines?|CI|CD|builds?|deploy\w*|environments?|venv|"
+    r"dependenc(?:y|ies)|packages?|librar(?:y|ies)|frameworks?|APIs?|endpoints?|databases?|schemas?|quer(?:y|ies)|"
+    r"servers?|scripts?|files?|folders?|director(?:y|ies)|logs?|logging|exceptions?|errors?|hooks?|git|tickets?|"
+    r"ticketing|GPUs?|TPUs?|training|neural|models?|monitors?|laptops?|computers?|machines?|desktops?|passwords?|"
+    r"VPN|phones?|notebooks?|whiteboards?|video\s+calls?|tools?|software|programs?|programming|syntax|style\s+guide|"
+    r"release|versions?|config\w*|secrets?|tokens?|credentials?|cache|migrations?|containers?|docker|commands?|"
+    r"terminal|shell|CLI|UI|frontend|backend|project|app|application|system|platform|keyboard|documentation|docs|"
+    r"readme|security|backups?)\b", re.IGNORECASE)
+#: How often or how much: what turns a workplace wish into a rule ("take a break every 60 minutes").
+_MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|all|every|each|at\s+least|no\s+more|"
+                       r"at\s+most|never|always|only|refrain|avoid|stop|daily|weekly)\b", re.IGNORECASE)
+#: A name inside a sentence (a tool, a product, a place: "standardize on Zoom"), not its first word, "I", nor
+#: the person addressed at its end ("..., Jorge.").
+_PROPER_NAME = re.compile(r"(?<=[\s(])(?!I\b|I['’])(?-i:[A-Z][\w+#.-]*)(?![\w+#-]*[.!?]$)")
+#: Words that make a cheer a rule ("never push to main!").
+_RULE_WORD = re.compile(r"\b(?:always|never|must|only|don'?t|do\s+not)\b", re.IGNORECASE)
 #: Plan sections that hold decisions (an approved plan's stack, choices, conventions).
 _PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
                            r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
@@ -290,11 +406,31 @@ def _content(statement: str, rest: str) -> str:
     return content[:CONTENT_CHARS]
 
 
+def _said_nothing(statement: str) -> bool:
+    """Whether `statement` asks for nothing a later session can act on: a rule announced but not said, a topic
+    introduced, an attitude or one-off task, a value judgement, praise, a cheer, or words that only point back."""
+    if statement.count("(") != statement.count(")"):
+        return True  # a piece of a parenthesis: "..., all files stay out of production, why not for dev)"
+    specific = bool(_SPECIFIC.search(statement) or re.search(r"'[^']+'|\"[^\"]+\"", statement)
+                    or _PROPER_NAME.search(statement))
+    rule = bool(_RULE_WORD.search(statement))
+    if not specific and not rule and _QUALITY.search(statement):
+        return True
+    if not specific and _WORKPLACE.search(statement) and not _WORK_THING.search(statement) \
+            and not _MEASURED.search(statement):
+        return True  # not about code, tools or the project
+    return bool((_ANNOUNCED.search(statement) or _NO_VALUE.search(statement)) and not specific
+                or _TOPIC_INTRO.search(statement)
+                or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
+                or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
+                or _BARE_PRONOUN.match(statement))
+
+
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
               actionability: float, cue: str) -> RawProposal | None:
     statement = _capitalised(" ".join(statement.split()))
     if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
-            or _POINTING.search(statement):
+            or _POINTING.search(statement) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
     if summary is None or chatter(summary) is not None:
@@ -361,9 +497,21 @@ def _clauses(sentence: str):
 _CONDITION = re.compile(r"^(?:when|whenever|for|in|if|while|on|before|after|as\s+for)\b", re.IGNORECASE)
 
 
+def _resolved(sentence: str, subject: str | None) -> str:
+    """`sentence` with a bare "them" right after its verb replaced by what the sentence before named ("Always start
+    them with 'f_'" after "Now, about method names." -> "Always start method names with 'f_'")."""
+    bare = _BARE_PRONOUN.match(sentence)
+    if not subject or not bare or not sentence[:bare.end()].endswith("them"):
+        return sentence
+    return f"{sentence[:bare.end() - 4]}{subject}{sentence[bare.end():]}"
+
+
 def _user(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = []
+    subject: str | None = None
     for whole, rest in _sentences(turn.text):
+        whole, named = _resolved(whole, subject), _PLURAL_SUBJECT.findall(whole)
+        subject = named[-1].lower() if named else subject
         if whole.endswith(":"):
             whole = whole.rstrip(":").rstrip() + "."  # a lead-in: its own statement, and the bullets it introduces
         instead = next((m for clause, _ in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
@@ -374,15 +522,18 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
                 found.append(made)
             continue
         for sentence, before in _clauses(whole):
+            named_before = _PLURAL_SUBJECT.findall(before)
+            if named_before:  # "for method names, please end them with '_n'": "them" is said in the clause before
+                sentence = _resolved(sentence, named_before[-1].lower())
             made = _user_statement(sentence, rest, turn)
             if made is not None:
                 condition = _DISCOURSE.sub("", before).strip(" ,")
-                if made and _CONDITION.match(condition) and len(condition) <= 80:
+                if made and _CONDITION.match(condition) and len(condition) <= 80 and not named_before:
                     made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
                                      relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
                 if made:
                     found.append(made)
-                break
+                    break
     return found
 
 
