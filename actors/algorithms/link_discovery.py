@@ -3,13 +3,12 @@
 Two memories are linked when they share what few other memories share: names and rare words (at least three,
 weighted by how rare: a word most memories hold says nothing, and normalised by what each memory holds; a file's
 name, and the words only it says, only while at most `RARE_FILE_NAME` memories name it, as specs from one template
-share its files), or a
-file (one both name, or one changed by the commits both hang on, weighted as the file signal weighs it: a busy
-commit with many memories says little). Shared words alone tie two uses of Redis or two indexes on different
-tables, so with embeddings a pair must also mean alike: the weight is the mean of the two memories' cosine and
-their evidence, at least `MIN_WEIGHT`; no pair below `MIN_SIMILARITY` is linked, nor a restatement (at least
-`RESTATEMENT`, or two that each hold nearly every word of the other's summary). Each memory keeps its
-`MAX_PER_MEMORY` strongest links.
+share its files), or a file (one both name, or one changed by the commits both hang on, weighted as the file
+signal weighs it: a busy commit with many memories says little). Shared words alone tie two uses of Redis or two
+indexes on different tables, so with embeddings a pair must also mean alike: the weight is the mean of the two
+memories' cosine and their evidence, at least `MIN_WEIGHT`; no pair below `MIN_SIMILARITY` is linked, nor a
+restatement (at least `RESTATEMENT`, or two that each hold nearly every word of the other's summary). Each memory
+keeps its `MAX_PER_MEMORY` strongest links.
 
 A shared file ties two pieces of work only when they were done together (the same commit, or captured within
 `SAME_WORK` of each other): across sessions a busy module is touched by unrelated changes, so there the pair needs
@@ -22,10 +21,11 @@ What a file says is weighed too: a file alone (no shared words) ties two memorie
 nothing else in common), and two progress notes captured from one file (both tagged with it: the entries of a
 checklist or progress file) are different tasks, which that file does not tie; nor does a file alone tie two
 memories whose summaries each name their own ticket (a finding or issue id: "PERF-H-002", "ARCH-H-001", "#28")
-and none in common: two findings of one review that touched one module. A memory that asserts nothing of
-its own (its summary is the agent narrating, a lead-in, an empty template title such as "Summary of decision",
-or a checklist tick; or its text has the agent narrating its next step, "Let me update the command") is linked
-to nothing: what it shares with others is a template's or a transcript's words.
+and none in common: two findings of one review that touched one module. A memory that asserts nothing of its own
+(its summary is the agent narrating, a lead-in, an empty template title such as "Summary of decision", or a
+checklist tick; or its text has the agent narrating its next step, "Let me update the command") is linked to
+nothing: what it shares with others is a template's or a transcript's words. These rules were chosen on the
+plugin's public store's edge labels (no held-out part).
 
 The type is read from what the two are (conservative: `relates_to` unless the text says more):
 - implements: a progress note, later than the decision, about the decision's subject (writing a spec before it
