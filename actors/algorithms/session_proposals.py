@@ -63,10 +63,13 @@ _LABEL_NS = {"decision": "decisions", "key decision": "decisions", "we decided":
 _USER_DECISION = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|right|so|yes|yeah|good|great|fine|cool)[,.!]?\s+)?(?:"
     r"(let'?s|let\s+us)\s+(?=(?:use|go\s+with|switch|move|keep|stick|standardi[sz]e|adopt|drop|pin|replace|store|"
-    r"put|make|require|target|support|run|ship|cap|limit|stop)\b)"
+    r"put|make|require|target|support|run|ship|cap|limit|stop|always|never|avoid|follow|import|rely\s+on)\b"
+    r"|(?:start|end|begin|prefix)\s+(?:(?:all|every|each|our|your|the)\s+)*(?:[\w-]+\s+){0,3}names?\b)"
     r"|(we'?ll|we\s+will|we'?re\s+going\s+to|we\s+are\s+going\s+to)\s+(?=(?:use|go\s+with|switch|keep|stick|"
     r"standardi[sz]e|adopt|drop|pin|store|require|target|support|stop)\b)"
     r"|(?=we(?:'ve|\s+have)?\s+decided\b|i(?:'ve|\s+have)?\s+decided\b|we'?re\s+going\s+with\b|we\s+are\s+going\s+with\b"
+    r"|we(?:'ve|\s+have)\s+(?:started\s+using|begun\s+using|switched\s+to|moved\s+to|adopted)\b"
+    r"|we(?:'ll|\s+will)\s+be\s+(?:using|utili[sz]ing|switching\s+to|moving\s+to|adopting)\b"
     r"|decision\s+is\b|the\s+decision\b)"
     r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)),?\s+(?=\w)"
     r"|(?=(?:always|never)\s+\w+)"
@@ -102,10 +105,14 @@ _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|
 _USER_RULE = re.compile(
     r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+\w+"
     # "I want the messages in French" (a requirement), not "I want to ..." (an intent) nor a task for the agent
-    r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just)\s+)?(?:want|need|like|prefer)|don'?t\s+want|do\s+not\s+want)\s+"
+    r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just|now)\s+)?(?:want|need|like|prefer)|don'?t\s+want|do\s+not\s+want)\s+"
     r"(?!to\b|it\b|this\b|that\b|a\s+way\b|help\b|you\s+to\s+(?:look|check|read|review|explain|tell|show|help"
-    r"|investigate|find|see|try|run|fix|debug|open|summari[sz]e|write|create|build|implement|make|update|do|go|think"
-    r"|talk|meet|join|share|prepare|work\s+on|focus|get|come\s+up)\b)"
+    r"|investigate|find|see|try|run|fix|debug|open|summari[sz]e|write|create|build|implement|make(?!\s+sure)|update|do"
+    r"|go|think|talk|meet|join|share|prepare|work\s+on|focus|get(?!\s+into\s+the\s+habit)|come\s+up)\b)"
+    # "I want to emphasize that we never ...", "I wanted to stress the importance of including ..."
+    r"|(?:i|we)\s*(?:want(?:ed)?|'d\s+like|would\s+like)\s+to\s+(?:emphasi[sz]e|stress|highlight|reiterate|remind\s+you)\s+"
+    r"(?:(?:again\s+)?that\b(?=.*\b(?:always|never|must|only|should|don'?t|do\s+not)\b)"
+    r"|the\s+importance\s+of\s+(?:always\s+|never\s+)?\w+ing\b)"
     r"|we\s+(?:prefer|require|expect|insist)\b|remember\s+to\b"
     r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
     # an imperative that says when it applies: "when naming methods, start them with 'n_'"
@@ -128,6 +135,15 @@ _USER_RULE = re.compile(
     # an imperative over every case, said at its end: "add the '@timer' decorator to all your methods"
     r"|(?:add|include|import|use|put|apply|wrap)\b[^.;]{0,80}?\b(?:to|in|on|for|into|around|at\s+the\s+top\s+of)\s+"
     r"(?:all|every|each|any)\b"
+    r"|(?:add|include|import|use|put|apply|wrap)\b[^.;]{0,80}?\b(?:to|in|on|for|into)\s+(?:all\s+(?:of\s+)?)?your\s+"
+    r"(?:[\w-]+\s+){0,3}?(?:names|functions|methods|classes|code|scripts|files|modules|tests|commits)\b"
+    # a rule said as one of a kind: "one of our key standards is that we expect ...", "another convention we follow
+    # is ending method names with '_md'", "our policy is to always ..."
+    r"|(?:(?:one\s+of\s+(?:the|our|my)\s+|one\s+|another\s+|the\s+|our\s+|a\s+)(?:[\w-]+\s+){0,3}?(?:standards?|"
+    r"conventions?|practices?|principles?|rules?|guidelines?|polic(?:y|ies)|requirements?|habits?|things?)\b"
+    r"|one\s+of\s+them\b)"
+    r"[\w\s']{0,40}?\s+(?:is|are)\s+(?:that\s+\w|to\s+\w|(?:always\s+|never\s+)?(?:\w+ing|use|include|add|start|end|"
+    r"import|prefix|put|write|keep|run|avoid)\b|the\s+use\s+of\b)"
     # "it's important that you ...", "it is essential for everyone to ..."
     r"|it(?:'s|\s+is)\s+(?:(?:very|really|extremely|absolutely|especially)\s+)?(?:important|essential|crucial|vital|"
     r"critical|mandatory|required|necessary)\s+(?:that\s+you|for\s+you\s+to|to\s+(?:always|never))\b"
@@ -141,7 +157,8 @@ _INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+we\s+(use|switch\s+to|go
 #: Words that open a sentence without saying anything ("Firstly, moving forward, ..." keeps "moving forward").
 _DISCOURSE = re.compile(r"^(?:(?:but|and|so|also|then|yes|yeah|ok(?:ay)?|alright|firstly|secondly|thirdly|first|second|"
                         r"third|lastly|finally|now|additionally|however|just|well|anyway|moreover|furthermore|"
-                        r"one\s+more\s+thing|on\s+that\s+note)\b[,\s]+)+", re.IGNORECASE)
+                        r"one\s+more\s+thing|on\s+that\s+note|that'?s\s+why|this\s+is\s+why|which\s+is\s+why)\b[,\s]+)+",
+                        re.IGNORECASE)
 #: A rule that says when it starts at its end: "..., from now on."
 _LATER_ON = re.compile(r",?\s+(?:from\s+now\s+on|going\s+forward|moving\s+forward)\s*[.!]?$", re.IGNORECASE)
 #: Where a clause starts inside a sentence: after a lead-in ("one more thing about the build — let's ...").
@@ -270,7 +287,7 @@ _WORKPLACE = re.compile(
     r"audience|slides?|stakeholders?|colleagues|coworkers|peers|team\s+members?|employees?|managers?|HR|benefits|"
     r"insurance|contracts?|negotiat\w+|office|onsite|calendar|goals?|objectives|growth|skills?|mindset|attitude|"
     r"curiosity|patience|kindness|elevators?|emergenc\w+|safety|awareness|volunteer\w*|charity|community|social|"
-    r"fun|workplace|environment\s+where|atmosphere|recognition|rewards?|employer)\b", re.IGNORECASE)
+    r"fun|workplace|environment\s+where|atmosphere|recognition|rewards?|employer|time\s+off|days\s+off|core\s+values)\b", re.IGNORECASE)
 #: ... unless it names code, a tool or the project: then it may well be a rule for the work.
 _WORK_THING = re.compile(
     r"\b(?:code|coding|codebase|functions?|methods?|class(?:es)?|variables?|attributes?|arguments?|parameters?|"
