@@ -12,7 +12,9 @@ keeps its `MAX_PER_MEMORY` strongest links.
 
 A shared file ties two pieces of work only when they were done together (the same commit, or captured within
 `SAME_WORK` of each other): across sessions a busy module is touched by unrelated changes, so there the pair needs
-words too. Words across commits say less: two progress notes of different work share its labels (a task id, a
+words too. One commit is one piece of work only within `SAME_COMMIT_SPAN`: HEAD can sit on a commit for days
+(on the plugin's public store, the captures on one commit span up to six days), and captures a day apart are
+read as on different commits. Words across commits say less: two progress notes of different work share its labels (a task id, a
 phase, a spec's front matter) and are not linked at all; any other pair needs `CROSS_COMMIT_WEIGHT` (on the
 plugin's public store, links across commits were right 50 times in 112, progress pairs 25 in 76).
 
@@ -70,6 +72,8 @@ RESTATEMENT = 0.9
 RESTATED_SHARE = 0.75
 #: Two memories captured this close together (or on one commit) are one piece of work: a file both touch ties them.
 SAME_WORK = timedelta(hours=1)
+#: Memories on one commit captured further apart than this are not one piece of work (see the module).
+SAME_COMMIT_SPAN = timedelta(days=1)
 #: Words of the older's summary the clause after "needs" / "requires" must name for a depends_on.
 NEEDS_NAMED = 2
 #: A link between memories on different commits needs at least this weight (see the module).
@@ -312,14 +316,14 @@ def _restates(said: set[str], other_words: frozenset[str]) -> bool:
 
 
 def _one_commit(first: Candidate, second: Candidate) -> bool:
-    """Whether two memories hang on the same commit (captured in one piece of work for certain)."""
-    return bool(first.commit) and first.commit == second.commit
+    """Whether two memories hang on the same commit, captured within `SAME_COMMIT_SPAN`: one piece of work."""
+    return bool(first.commit) and first.commit == second.commit \
+        and abs(first.first_seen - second.first_seen) <= SAME_COMMIT_SPAN
 
 
 def _same_work(first: Candidate, second: Candidate) -> bool:
     """Whether two memories were captured as one piece of work (one commit, or within `SAME_WORK`)."""
-    return (bool(first.commit) and first.commit == second.commit) \
-        or abs(first.first_seen - second.first_seen) <= SAME_WORK
+    return _one_commit(first, second) or abs(first.first_seen - second.first_seen) <= SAME_WORK
 
 
 def _needs(text: str, summary: str) -> bool:

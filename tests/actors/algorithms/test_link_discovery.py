@@ -250,3 +250,10 @@ def test_specs_written_from_one_template_are_not_linked_by_its_file_names() -> N
     filler = [_c(f"f{i}", "learnings", i, f"Filler memory {i}", f"Nothing on topic{i}.") for i in range(91)]
     assert discover_links([*specs(SPEC_TOPICS), *filler]) == []
     assert _keys(discover_links([*specs(SPEC_TOPICS[:2]), *filler])) == {frozenset(("s0", "s1"))}
+
+
+def test_progress_notes_on_one_commit_captured_days_apart_are_not_one_piece_of_work() -> None:
+    # HEAD can sit on one commit for days: two review runs a day apart hang on it and share the command's words
+    first = _c("a", "progress", 1, *SPEC_A, commit="c1")
+    second = _c("b", "progress", 3, *SPEC_B, commit="c1")
+    assert discover_links([first, second, *FILLER]) == []
