@@ -302,8 +302,8 @@ _WORK_THING = re.compile(
     r"terminal|shell|CLI|UI|frontend|backend|project|app|application|system|platform|keyboard|documentation|docs|"
     r"readme|security|backups?)\b", re.IGNORECASE)
 #: How often or how much: what turns a workplace wish into a rule ("take a break every 60 minutes").
-_MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|all|every|each|at\s+least|no\s+more|"
-                       r"at\s+most|never|always|only|refrain|avoid|stop|daily|weekly)\b", re.IGNORECASE)
+_MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|at\s+least|no\s+more|at\s+most|daily|"
+                       r"weekly|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
 #: A name inside a sentence (a tool, a product, a place: "standardize on Zoom"), not its first word, "I", nor
 #: the person addressed at its end ("..., Jorge.").
 _PROPER_NAME = re.compile(r"(?<=[\s(])(?!I\b|I['’])(?-i:[A-Z][\w+#.-]*)(?![\w+#-]*[.!?]$)")
@@ -745,10 +745,35 @@ def _lead_in_bullets(turn: SessionTurn) -> list[RawProposal]:
     return found
 
 
+_QUOTED = re.compile(r"'([^'\s][^']*)'|`([^`]+)`|\"([^\"]+)\"")
+_CONTENT_WORD = re.compile(r"[a-z0-9_@.-]{3,}")
+_FUNCTION_WORDS = frozenset("""the and you your our for with that this from all any are was were have has will would
+should must always never please make sure want need like also just now ensure remember start using use from going
+forward moving when whenever names name""".split())
+
+
+def _gist(summary: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(exact values, content words) of a summary: what a restatement in other words keeps."""
+    values = frozenset(next(g for g in m.groups() if g).casefold() for m in _QUOTED.finditer(summary))
+    words = frozenset(_CONTENT_WORD.findall(_QUOTED.sub(" ", summary.casefold()))) - _FUNCTION_WORDS
+    return values, words
+
+
+def _restates(gist: tuple[frozenset[str], frozenset[str]], earlier: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether a statement says again what an earlier one said: the same exact values and half of its other words,
+    or (with no exact value) most of its words."""
+    (values, words), (before_values, before_words) = gist, earlier
+    if values:
+        return values <= before_values and bool(words & before_words) and len(words & before_words) >= 0.5 * len(words)
+    return not before_values and len(words) >= 3 and len(words & before_words) >= 0.7 * len(words)
+
+
 def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
-    """Every statement in `turns` worth proposing, in order, each summary once."""
+    """Every statement in `turns` worth proposing, in order, each once: a later restatement of one already proposed
+    (the same summary, or its exact values and subject said in other words) is left out."""
     out: list[RawProposal] = []
     seen: set[str] = set()
+    gists: list[tuple[frozenset[str], frozenset[str]]] = []
     for turn in turns:
         if turn.source == "answer":
             made = _answers(turn)
@@ -763,8 +788,10 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
             made = _user(turn) + _lead_in_bullets(turn) if turn.role == "user" else _agent(turn)
         for proposal in made:
             key = " ".join(proposal.summary.casefold().split())
-            if key not in seen:
+            gist = _gist(proposal.summary)
+            if key not in seen and not any(_restates(gist, earlier) for earlier in gists):
                 seen.add(key)
+                gists.append(gist)
                 out.append(replace(proposal, source=turn.source or turn.role))
     return out
 
