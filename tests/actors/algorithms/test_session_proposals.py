@@ -178,3 +178,70 @@ def test_a_turn_in_another_language_is_counted_not_read() -> None:
     assert foreign(spanish) and foreign("我们决定使用 PostgreSQL 作为数据库，因为需要事务支持。")
     assert not foreign("Pin onnxruntime below 2.0 until the ARM wheels ship.")
     assert propose([SessionTurn("u1", "user", f"From now on, {spanish}", 3)]) == []
+
+
+def _summaries(tmp_path, name: str, *said: str) -> list[str]:
+    """The summaries proposed from a transcript (real format) where the user says each of `said` in turn."""
+    w = _writer(name)
+    for text in said:
+        w.user(text)
+    return [summary for _, summary, _ in _read(tmp_path, w)]
+
+
+def test_a_rule_stated_as_one_of_the_teams_standards_is_proposed(tmp_path) -> None:
+    assert _summaries(tmp_path, "b1b1",
+                      "Consistency is key. One of our key standards is that we expect all our engineers to end their "
+                      "method names with '_md'.",
+                      "Now, another convention we follow is ending class names with '_cl'.") == [
+        "One of our key standards is that we expect all our engineers to end their method names with '_md'.",
+        "Another convention we follow is ending class names with '_cl'."]
+
+
+def test_it_is_important_that_you_and_naming_imperatives_are_rules(tmp_path) -> None:
+    assert _summaries(tmp_path, "b2b2",
+                      "It's important that you always run the migrations inside a transaction.",
+                      "Start your function names with 'y_'.",
+                      "Specifically, add the '@retry' decorator to all your methods.",
+                      "I wanted to emphasize the importance of including assert statements in your functions.") == [
+        "It's important that you always run the migrations inside a transaction.",
+        "Start your function names with 'y_'.",
+        "Add the '@retry' decorator to all your methods.",
+        "I wanted to emphasize the importance of including assert statements in your functions."]
+
+
+def test_a_them_stands_for_what_the_sentence_or_clause_before_named(tmp_path) -> None:
+    assert _summaries(tmp_path, "b3b3",
+                      "Now, about your method names. Always start them with 'f_'.",
+                      "For variable names, please ensure that you end them with '_v'.") == [
+        "Always start method names with 'f_'.",
+        "For variable names, please ensure that you end them with '_v'."]
+
+
+def test_a_rule_said_again_in_other_words_is_proposed_once(tmp_path) -> None:
+    assert _summaries(tmp_path, "b4b4",
+                      "I need you to end all attribute names with '_i'.",
+                      "Great question. Just ensure that all your attribute names end with '_i'.",
+                      "And always start function names with 'd_' and include try statements in them.") == [
+        "I need you to end all attribute names with '_i'.",
+        "Always start function names with 'd_' and include try statements in them."]
+
+
+def test_a_rule_announced_but_not_yet_said_is_not_proposed(tmp_path) -> None:
+    assert _summaries(tmp_path, "b5b5",
+                      "I want you to adopt two new coding standards.",
+                      "We've decided to update our function argument naming convention.",
+                      "I want to give you a few specific coding instructions to follow.",
+                      "I wanted to talk to you about our naming conventions.") == []
+
+
+def test_advice_that_asks_for_no_checkable_rule_about_the_work_is_not_proposed(tmp_path) -> None:
+    assert _summaries(tmp_path, "b6b6",
+                      "Always have a clear agenda for each meeting.",  # the workplace, not the code
+                      "Keep the dashboard clean and uncluttered.",  # a quality only
+                      "I want you to familiarize yourself with our deployment scripts.",  # a one-off
+                      "Consistency is key in software development.",  # a value judgement
+                      "I like the way you think, Rado!",
+                      "Make this sprint a successful one!",
+                      "I'd like you to start using it for your projects.",  # "it" was named before
+                      "Make sure to take a break every 60 minutes.") == [  # measured: a rule, kept
+        "Make sure to take a break every 60 minutes."]
