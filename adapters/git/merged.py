@@ -8,11 +8,16 @@ request have 78-100% of their added lines in HEAD's files, the commits of branch
 
 Cost is bounded: patch ids of at most `MAX_PATCH_WALK` HEAD commits (only those committed after the commit
 asked about, less `CLOCK_SLOP`), at most `MAX_FILES` files and `MAX_LINES` added lines a commit, HEAD blobs
-of at most `MAX_BLOB_BYTES`, each read once.
+of at most `MAX_BLOB_BYTES`, each read once. A commit's patch id never changes: they are kept in
+`<git common dir>/memactors/patch-ids.json` (machine-local; missing or corrupt is empty), so a reader
+(`recall`) diffs only the HEAD commits no earlier read did.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Literal
 
 import pygit2
@@ -28,10 +33,15 @@ MERGED_SHARE = 0.6
 MIN_LINES = 3
 #: A line shorter than this once stripped, or without a letter or digit, is trivial ("}", "else:", "").
 MIN_LINE_CHARS = 6
-#: At most this many files and added lines of one commit are compared; HEAD blobs larger than this are skipped.
-MAX_FILES = 100
+#: At most this many files and MAX_READ added lines of one commit are read, MAX_LINES of them (evenly spread)
+#: compared; HEAD blobs larger than MAX_BLOB_BYTES are skipped.
+MAX_FILES = 200
+MAX_READ = 50_000
 MAX_LINES = 2000
 MAX_BLOB_BYTES = 1_000_000
+#: The patch-id cache keeps at most this many commits (those read last).
+MAX_CACHED = 20_000
+PATCH_CACHE = "patch-ids.json"
 
 Merged = Literal["rebase", "squash", "no", "unknown"]
 
@@ -47,12 +57,15 @@ class MergeCheck:
     def __init__(self, repo: pygit2.Repository, head: pygit2.Oid | None) -> None:
         self._repo = repo
         self._head = head
+        self._cache_path = _cache_path(repo)
+        self._cached: dict[str, str] | None = None  # commit -> patch id ("" for none: a merge, empty, unreadable)
+        self._cache_dirty = False
         self._tree = None
         self._patch_ids: dict[str, str] = {}  # patch id -> HEAD commit
         self._walker = None
         self._walked = 0
         self._oldest_walked: int | None = None
-        self._head_lines: dict[str, set[str] | None] = {}
+        self._head_lines: dict[str, set[str] | bool] = {}
         self._memo: dict[str, Merged] = {}
 
     def merged(self, commit: str) -> Merged:
@@ -101,22 +114,51 @@ class MergeCheck:
                 break
             self._walked += 1
             self._oldest_walked = head_commit.commit_time
-            if len(head_commit.parents) > 1:
-                continue  # a merge commit's own changes are its branch's commits
-            try:
-                diff = self._diff(head_commit)
-                if not len(diff):
-                    continue
-                found = str(diff.patchid)
-            except (KeyError, pygit2.GitError):
-                continue  # a blob this clone lacks
+            found = self._patch_of(head_commit)
+            if not found:
+                continue
             self._patch_ids.setdefault(found, str(head_commit.id))
             if found == patch_id:
+                self._save()
                 return True
+        self._save()
         return False
 
-    def _lines_at_head(self, path: str) -> set[str] | None:
-        """The significant lines of HEAD's version of `path` (empty when HEAD lacks it), None when unreadable."""
+    def _patch_of(self, commit: pygit2.Commit) -> str:
+        """A HEAD commit's patch id from the cache, else computed (and cached); "" for a merge commit (its own
+        changes are its branch's commits), an empty one, or one whose blobs this clone lacks."""
+        if self._cached is None:
+            self._cached = _load(self._cache_path)
+        sha = str(commit.id)
+        found = self._cached.get(sha)
+        if found is None:
+            found = ""
+            if len(commit.parents) <= 1:
+                try:
+                    diff = self._diff(commit)
+                    found = str(diff.patchid) if len(diff) else ""
+                except (KeyError, pygit2.GitError):
+                    found = ""
+            self._cached[sha] = found
+            self._cache_dirty = True
+        return found
+
+    def _save(self) -> None:
+        """Keep what was computed (at most MAX_CACHED commits, the last read); a failure costs only speed."""
+        if not self._cache_dirty or self._cache_path is None or self._cached is None:
+            return
+        self._cache_dirty = False
+        kept = dict(list(self._cached.items())[-MAX_CACHED:])
+        tmp = self._cache_path.with_name(f".{PATCH_CACHE}.tmp{os.getpid()}")
+        try:
+            tmp.write_text(json.dumps({"version": 1, "patch_ids": kept}, separators=(",", ":")))
+            os.replace(tmp, self._cache_path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+    def _lines_at_head(self, path: str) -> set[str] | bool:
+        """The significant lines of HEAD's version of `path` (empty when HEAD lacks it); False when it is too
+        large or binary to compare, True when this clone lacks its blob."""
         if path not in self._head_lines:
             try:
                 if self._tree is None:
@@ -124,39 +166,64 @@ class MergeCheck:
                 entry = self._tree[path]
                 blob = self._repo[entry.id]
                 if not isinstance(blob, pygit2.Blob) or blob.size > MAX_BLOB_BYTES or blob.is_binary:
-                    self._head_lines[path] = None
+                    self._head_lines[path] = False
                 else:
                     lines = (_significant(line) for line in blob.data.decode("utf-8", "replace").splitlines())
                     self._head_lines[path] = {line for line in lines if line}
             except KeyError:
                 self._head_lines[path] = set()
             except pygit2.GitError:
-                self._head_lines[path] = None
+                self._head_lines[path] = True
         return self._head_lines[path]
 
     def _share_in_head(self, diff: pygit2.Diff) -> float | None:
-        """Share of the diff's significant added lines found in HEAD's version of their file; None when fewer
-        than MIN_LINES could be compared, -1 when the objects to compare are missing from this clone."""
-        held = counted = 0
+        """Share of the diff's significant added lines found in HEAD's version of their file (at most
+        MAX_LINES of them, spread evenly over the diff: the first files alone can be all docs); None when
+        fewer than MIN_LINES could be compared, -1 when the objects to compare are missing from this clone."""
+        added: list[tuple[str, str]] = []
         missing = False
         try:
             for number, patch in enumerate(diff):
-                if number >= MAX_FILES or counted >= MAX_LINES:
+                if number >= MAX_FILES or len(added) >= MAX_READ:
                     break
                 if patch is None or patch.delta.is_binary:
                     continue
-                added = dict.fromkeys(line for hunk in patch.hunks for diff_line in hunk.lines
-                                      if diff_line.origin == "+" and (line := _significant(diff_line.content)))
-                if not added:
-                    continue
-                at_head = self._lines_at_head(patch.delta.new_file.path)
-                if at_head is None:
-                    continue
-                for line in list(added)[: MAX_LINES - counted]:  # first ones, in order
-                    counted += 1
-                    held += line in at_head
+                path = patch.delta.new_file.path
+                lines = dict.fromkeys(_significant(diff_line.content) for hunk in patch.hunks
+                                      for diff_line in hunk.lines if diff_line.origin == "+")
+                added += [(path, line) for line in lines if line]
         except (KeyError, pygit2.GitError):
             missing = True
+        step = max(1.0, len(added) / MAX_LINES)
+        held = counted = 0
+        for path, line in (added[int(i * step)] for i in range(min(len(added), MAX_LINES))):
+            at_head = self._lines_at_head(path)
+            if isinstance(at_head, bool):
+                missing |= at_head
+                continue
+            counted += 1
+            held += line in at_head
         if counted < MIN_LINES:
             return -1.0 if missing else None
         return held / counted
+
+def _cache_path(repo: pygit2.Repository) -> Path | None:
+    """`<git common dir>/memactors/patch-ids.json` when memactors keeps its files there, else None (no cache)."""
+    try:
+        git_dir = Path(repo.path)
+        common = git_dir / (git_dir / "commondir").read_text().strip() if (git_dir / "commondir").exists() else git_dir
+        folder = common.resolve() / "memactors"
+    except (OSError, ValueError):
+        return None
+    return folder / PATCH_CACHE if folder.is_dir() else None
+
+
+def _load(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text())
+        found = data["patch_ids"] if data.get("version") == 1 else {}
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
