@@ -99,7 +99,13 @@ _ERROR = re.compile(r"\b(?:traceback|exception:|error:|errno|exited\s+with|exit\
                     r"|segfault|failed\s+with)", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 _CLAUSE_CUT = re.compile(r"\s+(?:because|since|as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
-                         r"which|but)\s+", re.IGNORECASE)
+                         r"which|but|even\s+if|even\s+though|although|unless|as)\s+"
+                         # a purpose after the rule: "import 'locale' in every script, to ..." / "... to explain ..."
+                         r"|,?\s+(?:in\s+order\s+)?to\s+(?=(?:ensure|help|indicate|make|keep|avoid|maintain|improve|"
+                         r"promote|provide|explain|validate|catch|handle|document|describe|signal|distinguish|show)\b)",
+                         re.IGNORECASE)
+#: A clause that ends waiting for its words ("The most important thing is"): never a summary.
+_DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find)$", re.IGNORECASE)
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
 #: A user's rule or instruction, where a clause starts (the cue stays in the statement).
 _USER_RULE = re.compile(
@@ -384,7 +390,8 @@ def fit_summary(statement: str) -> str | None:
         head = text[:match.start()].rstrip(",;:—- ")
         if len(head) + 1 > SUMMARY_CHARS:
             break
-        if len(head.split()) >= MIN_WORDS and head.count("(") == head.count(")") and head.count("`") % 2 == 0:
+        if len(head.split()) >= MIN_WORDS and head.count("(") == head.count(")") and head.count("`") % 2 == 0 \
+                and not _DANGLING.search(head):
             found = _ended(head)
     return found
 
@@ -447,7 +454,7 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
               actionability: float, cue: str) -> RawProposal | None:
     statement = _capitalised(" ".join(statement.split()))
     if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
-            or _POINTING.search(statement) or _said_nothing(statement):
+            or _POINTING.search(statement.split(", ", 1)[0]) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
     if summary is None or chatter(summary) is not None:

@@ -245,3 +245,13 @@ def test_advice_that_asks_for_no_checkable_rule_about_the_work_is_not_proposed(t
                       "I'd like you to start using it for your projects.",  # "it" was named before
                       "Make sure to take a break every 60 minutes.") == [  # measured: a rule, kept
         "Make sure to take a break every 60 minutes."]
+
+
+def test_a_long_rule_is_cut_before_its_purpose_or_its_exception(tmp_path) -> None:
+    assert _summaries(tmp_path, "b7b7",
+                      "Secondly, I want you to import the 'locale' module in all your Python scripts, even if you don't "
+                      "explicitly use it in your code.",
+                      "Always include assert statements in your functions to validate inputs and ensure they meet the "
+                      "expected criteria before anything else runs.") == [
+        "I want you to import the 'locale' module in all your Python scripts.",
+        "Always include assert statements in your functions."]
