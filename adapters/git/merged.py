@@ -4,7 +4,7 @@ commit with the same patch id) or squash-merged (HEAD's files hold what it added
 Ancestry cannot see either: a rebase copies a commit, a squash merge folds a branch into one new commit, and
 both leave the originals (and the memories hanging on them) outside HEAD's history. On the git-notes-memory
 plugin's own store, the content test separates the two kinds cleanly: the commits of its squash-merged pull
-request have 78-100% of their added lines in HEAD's files, the commits of branches never merged 0-35%.
+request have 76-100% of their added lines in HEAD's files, the commits of branches never merged 0-25%.
 
 Cost is bounded: patch ids of at most `MAX_PATCH_WALK` HEAD commits (only those committed after the commit
 asked about, less `CLOCK_SLOP`), at most `MAX_FILES` files and `MAX_LINES` added lines a commit, HEAD blobs
@@ -27,7 +27,7 @@ MAX_PATCH_WALK = 2000
 #: A copy is committed after its original; this much clock skew (seconds) is allowed, as in branches.py.
 CLOCK_SLOP = 86_400
 #: A commit counts as merged by content when at least this share of its added lines is in HEAD's version of
-#: the same files (the plugin store: squash-merged commits 0.78-1.0, unmerged ones 0-0.35).
+#: the same files (the plugin store: squash-merged commits 0.76-1.0, unmerged ones 0-0.25).
 MERGED_SHARE = 0.6
 #: Fewer readable added lines than this (after trivial ones are dropped) are no evidence either way.
 MIN_LINES = 3
