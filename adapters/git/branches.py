@@ -231,6 +231,12 @@ class BranchMap:
                 found.append(name.removeprefix("remotes/"))
         return Containing(tuple(found), complete)
 
+    def orphaned(self, commit: str) -> bool:
+        """`placement(commit).orphaned`, without merge detection for a commit HEAD or a branch holds."""
+        if self.on_head(commit) or self._unmerged_commits().get(commit):
+            return False
+        return self.placement(commit).orphaned
+
     def placement(self, commit: str) -> Placement:
         """Where `commit` stands (see Placement); ancestry first, merge detection only for what it leaves out."""
         if self.on_head(commit):

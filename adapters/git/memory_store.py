@@ -246,7 +246,7 @@ class MemoryStore:
 
         def is_orphaned(commit: str) -> bool:
             if commit not in orphaned:
-                orphaned[commit] = branches.placement(commit).orphaned
+                orphaned[commit] = branches.orphaned(commit)
             return orphaned[commit]
 
         return {m.key for m in memories if all(is_orphaned(commit) for commit in m.commits())}
