@@ -255,3 +255,17 @@ def test_a_long_rule_is_cut_before_its_purpose_or_its_exception(tmp_path) -> Non
                       "expected criteria before anything else runs.") == [
         "I want you to import the 'locale' module in all your Python scripts.",
         "Always include assert statements in your functions."]
+
+
+def test_preferences_conditions_and_the_teams_own_habits_are_rules(tmp_path) -> None:
+    assert _summaries(tmp_path, "b8b8",
+                      "I prefer that you always include a single digit in your class names.",
+                      "We like to end our method names with '_md'.",
+                      "Communicate with the team only when necessary or when asked.",
+                      "Similarly, for function names, we use the prefix 'gn_'.",
+                      "I want to reinforce the importance of using a linter.") == [
+        "I prefer that you always include a single digit in your class names.",
+        "We like to end our method names with '_md'.",
+        "Communicate with the team only when necessary or when asked.",
+        "For function names, we use the prefix 'gn_'.",
+        "I want to reinforce the importance of using a linter."]
