@@ -116,7 +116,8 @@ _USER_RULE = re.compile(
     r"(?!to\b|it\b|this\b|that\b(?!\s+you\s+(?:always|never|only|use|include|add|start|end|import|keep|avoid)\b)|a\s+way\b|"
     r"help\b|you\s+to\s+(?:look|check|read|review|explain|tell|show|help"
     r"|investigate|find|see|try|run|fix|debug|open|summari[sz]e|write|create|build|implement|make(?!\s+sure)|update|do"
-    r"|go|think|talk|meet|join|share|prepare|work\s+on|focus|get(?!\s+into\s+the\s+habit)|come\s+up)\b)"
+    r"|go|think|talk|meet|join|share|prepare|work\s+on|focus|get(?!\s+into\s+the\s+habit)|come\s+up|research|propose"
+    r"|draft|put\s+together|add\s+(?:a|an|some)\b|set\s+up\s+(?:a|an)\s+(?!virtual)|organi[sz]e|take\s+charge|lead)\b)"
     # "I want to emphasize that we never ...", "I wanted to stress the importance of including ..."
     r"|we\s+(?:always\s+)?(?:like|prefer|want)\s+to\s+(?:always\s+)?(?:start|end|use|include|add|import|prefix|name)\b"
     r"|we\s+(?:always\s+|only\s+)?(?:use|follow|apply)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?['\"`]"
@@ -242,7 +243,17 @@ _TOPIC_INTRO = re.compile(
     r"^(?:[\w' ]{0,40},\s+)?(?:i|we)\s*(?:want(?:ed)?|would\s+like|'d\s+like|need)\s+to\s+(?:talk|discuss|go\s+over|"
     r"update\s+you|touch\s+(?:base|on)|introduce|share|mention|bring\s+up|give\s+you|walk\s+you|provide\s+you|shift|"
     r"switch|chat|check\s+in|ensure\s+we'?re|make\s+sure\s+we'?re|follow\s+up|circle\s+back)\b"
-    r"|\b(?:shift(?:ing)?|switch(?:ing)?|chang(?:e|ing))\s+gears\b|^speaking\s+of\b", re.IGNORECASE)
+    r"|\b(?:shift(?:ing)?|switch(?:ing)?|chang(?:e|ing))\s+gears\b|^speaking\s+of\b"
+    r"|^(?:[\w' ]{0,30},\s+)?(?:i|we)\s*(?:'d|would)\s+(?:like|love|appreciate)\s+(?:your|to\s+hear|to\s+get\s+your)\b",
+    re.IGNORECASE)
+#: A wish for the team, not a rule: "we should ensure that everyone ...", "I think we should look into ...".
+_TEAM_WISH = re.compile(
+    r"^(?:[\w' ]{0,30},\s+)?(?:i\s+(?:think|believe|feel)\s+)?we\s+(?:should|must|need\s+to)\s+(?:(?:also|definitely|all|"
+    r"always|really|probably|actively|continue\s+to)\s+)*(?:ensure|look\s+into|consider|discuss|share|challenge|"
+    r"encourage|promote|foster|create|organi[sz]e|shift|be|find|explore|think|strive|aim|continue|work\s+(?:together|on)|"
+    r"start\s+(?:by|with|planning|thinking)|make\s+(?:sure|it|this|that)|focus|prioriti[sz]e|seek|provide|offer|"
+    r"establish|develop|embrace|celebrate|remember|keep\s+(?:in\s+mind|an\s+eye)|plan|invest|support|involve)\b",
+    re.IGNORECASE)
 #: An attitude or a one-off task asked for, not a rule to keep: "I want you to familiarize yourself with ...",
 #: "it's important that you feel ...", "make sure you're comfortable with ...", "we should strive to ...".
 _SOFT = re.compile(
@@ -452,7 +463,7 @@ def _said_nothing(statement: str) -> bool:
             and not _MEASURED.search(statement):
         return True  # not about code, tools or the project
     return bool((_ANNOUNCED.search(statement) or _NO_VALUE.search(statement)) and not specific
-                or _TOPIC_INTRO.search(statement)
+                or _TOPIC_INTRO.search(statement) or _TEAM_WISH.match(statement)
                 or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
                 or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
                 or _BARE_PRONOUN.match(statement))

@@ -269,3 +269,14 @@ def test_preferences_conditions_and_the_teams_own_habits_are_rules(tmp_path) -> 
         "Communicate with the team only when necessary or when asked.",
         "For function names, we use the prefix 'gn_'.",
         "I want to reinforce the importance of using a linter."]
+
+
+def test_a_wish_for_the_team_a_request_for_input_and_a_one_off_task_are_not_rules(tmp_path) -> None:
+    assert _summaries(tmp_path, "b9b9",
+                      "We should ensure that our team leads are supporting knowledge-sharing efforts.",
+                      "I think we should look into upgrading our build servers.",
+                      "I'd like your input on the structure of these workshops.",
+                      "I want you to draft a proposal for upgraded technology for our team.",
+                      "I want you to add a new user registration form to the application.",
+                      "We should always pin the base image digest in the Dockerfile.") == [
+        "We should always pin the base image digest in the Dockerfile."]
