@@ -202,9 +202,10 @@ _NOT_KEPT = re.compile(r"\blet\s+me\b|\bi'?ll\b|\bi\s+will\b|\byou\s+(?:pasted|s
 #: A statement that points at what it is about instead of naming it ("apply this consistently", "follow these
 #: instructions"): the words it stands on were said before it.
 _POINTING = re.compile(r"\b(?:apply|implement|incorporate|follow|adhere\s+to|propagate|include|use|remember|keep)\s+"
-                       r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that)\s+(?:instructions?|updates?|"
-                       r"decorators?|prefix(?:es)?|suffix(?:es)?|tools?|modules?|settings?|"
-                       r"conventions?|rules?|guidelines?|format|approach|practice|change|process|advice)\b"
+                       r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that|the\s+same)\s+(?:[\w-]+\s+)?"
+                       r"(?:instructions?|updates?|decorators?|prefix(?:es)?|suffix(?:es)?|tools?|modules?|settings?|"
+                       r"conventions?|rules?|guidelines?|format|approach|practices?|changes?|process|advice|concepts?|"
+                       r"standards?|ideas?)\b"
                        # a rule announced, not yet said: "start using a new convention for function names"
                        r"|\b(?:a|some)\s+(?:new|specific|certain|small|particular|few)\s+(?:\w+\s+)?(?:conventions?|"
                        r"standards?|practices?|rules?|changes?|prefix|aspects?|approach|guidelines?|updates?)\b",
@@ -285,9 +286,10 @@ _BARE_PRONOUN = re.compile(
     r"[,\s]+)*(?:(?:i|we)\s*(?:really\s+)?(?:want|need|'d\s+like|would\s+like|expect)\s+"
     r"(?:you|everyone|us)\s+to\s+|make\s+sure\s+(?:to\s+|you\s+|that\s+you\s+)?|ensure\s+(?:that\s+)?(?:you\s+)?|"
     r"it(?:'s|\s+is)\s+\w+\s+that\s+you\s+|remember\s+to\s+|(?:we|you)\s+(?:should|must)\s+|always\s+|never\s+|"
-    r"don'?t\s+|do\s+not\s+)*(?:[\w'’]+\s+){1,3}?(?-i:(?:it|them|these|those|this|that))"
+    r"don'?t\s+|do\s+not\s+)*(?:[\w'’]+\s+){1,3}?(?-i:(?:it|them|these|those|this|that|they))"
     r"(?=\s*(?:[.!;,]|$|['’]s\b|\s+(?:to|in|into|for|on|with|right|as|from|at|away|altogether|inside|consistently|regularly|"
-    r"immediately|every|whenever|when|and|over|across|throughout|up|out|more|too|exists?|is|are)\b))", re.IGNORECASE)
+    r"immediately|every|whenever|when|and|over|across|throughout|up|out|more|too|exists?|is|are|happen)\b))",
+    re.IGNORECASE)
 #: What a "them" in the next sentence most likely stands for ("Now, about method names. Always start them with ...").
 _PLURAL_SUBJECT = re.compile(
     r"\b(?:(?:function\s+argument|function|method|class|variable|attribute|argument|parameter|file|module|branch|test|"

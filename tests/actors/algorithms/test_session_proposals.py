@@ -280,3 +280,10 @@ def test_a_wish_for_the_team_a_request_for_input_and_a_one_off_task_are_not_rule
                       "I want you to add a new user registration form to the application.",
                       "We should always pin the base image digest in the Dockerfile.") == [
         "We should always pin the base image digest in the Dockerfile."]
+
+
+def test_a_statement_that_points_back_instead_of_naming_is_not_proposed(tmp_path) -> None:
+    assert _summaries(tmp_path, "c1c1",
+                      "It's important that you stick to this naming convention.",
+                      "Just make sure they are included.",
+                      "Add the '@timer_class' decorator from the same module to all your classes.") == []
