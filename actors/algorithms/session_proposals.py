@@ -105,6 +105,11 @@ _CLAUSE_CUT = re.compile(r"\s+(?:because|since|as|so\s+that|so|which|—|--|-)\s
                          r"|,?\s+(?:in\s+order\s+)?to\s+(?=(?:ensure|help|indicate|make|keep|avoid|maintain|improve|"
                          r"promote|provide|explain|validate|catch|handle|document|describe|signal|distinguish|show)\b)",
                          re.IGNORECASE)
+#: How a rule is asked for ("I want you to", "please make sure that you"): left out of a summary too long with it.
+_REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+)?(?:want|need|'d\s+like|would\s+like|"
+                      r"expect)\s+(?:you|everyone|all\s+of\s+you)\s+to|(?:make\s+sure|ensure)\s+(?:that\s+)?you|"
+                      r"remember\s+to|it(?:'s|\s+is)\s+\w+\s+that\s+you)\s+",
+                      re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find)$", re.IGNORECASE)
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
@@ -478,6 +483,9 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
             or _POINTING.search(statement.split(", ", 1)[0]) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
+    if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit
+        bare = _capitalised(_REQUEST.sub("", statement, count=1))
+        summary = None if _said_nothing(bare) else fit_summary(bare)
     if summary is None or chatter(summary) is not None:
         return None
     content = _content(statement, rest)

@@ -287,3 +287,12 @@ def test_a_statement_that_points_back_instead_of_naming_is_not_proposed(tmp_path
                       "It's important that you stick to this naming convention.",
                       "Just make sure they are included.",
                       "Add the '@timer_class' decorator from the same module to all your classes.") == []
+
+
+def test_a_rule_too_long_as_asked_is_summarised_as_the_rule_itself(tmp_path) -> None:
+    w = _writer("c2c2")
+    w.user("Additionally, I want you to start using the '@require_kwargs' decorator from the 'pedantic' module for all "
+           "your functions.")
+    [(_, summary, content)] = _read(tmp_path, w)
+    assert summary == "Start using the '@require_kwargs' decorator from the 'pedantic' module for all your functions."
+    assert content.startswith("I want you to start using the '@require_kwargs' decorator")  # the words as said
