@@ -221,6 +221,7 @@ _UNNAMED = re.compile(r"^(?:it|this|that|they|these|those|he|she|them|the\s+abov
 _PLEASANTRY = re.compile(
     r"^(?:so,?\s+|and\s+|but\s+|also,?\s+|please\s+)*(?:(?:don'?t|do\s+not|never)\s+(?:hesitate|be\s+(?:afraid|shy|too\s+hard)"
     r"|worry|stress|feel\s+(?:bad|pressured)|hold\s+back|underestimate|shy\s+away)"
+    r"|never\s+stop\s+\w+ing|keep\s+(?:the\s+momentum|fostering|striving|challenging|thriving|coding)"
     r"|keep\s+(?:up|me|us|it\s+up|going|pushing|learning|growing|embracing|exploring|an\s+eye|in\s+touch|that\s+in\s+mind"
     r"|this\s+in\s+mind)|make\s+(?:this|it)\s+an?|move\s+on|shy\s+away"
     r"|always\s+(?:happy|feel|here|glad|remember\s+that|be\s+(?:receptive|open|curious|kind|patient|proactive)))\b"
@@ -269,7 +270,8 @@ _SOFT = re.compile(
     r"(?:we|you)\s+(?:should|must)|please|always|never|don'?t|do\s+not)?\s*(?:also\s+|really\s+|continue\s+to\s+|"
     r"definitely\s+|always\s+|actively\s+)?(?:feel|understand|develop|familiari[sz]e|"
     r"(?:focus|concentrate)\s+on\s+(?!(?:\w+ly\s+|always\s+)?\w+ing\b)|prioriti[sz]e\s+(?!\w+ing\b)|"
-    r"stay|remain|be|know|learn|think|explore|dive|brainstorm|strive|aim\s+to|embrace|trust|enjoy|relax|grow|prepare|"
+    r"stay|remain|be|know|learn|think|explore|dive|brainstorm|strive|aim\s+(?:to|for\s+(?!(?:a|an|at\s+least|\d+)\b))|"
+    r"embrace|trust|enjoy|relax|grow|prepare|"
     r"present|partner|shadow|attend|participate|reach\s+out|come\s+up|hold|find\s+ways|lead|plan|try|give\s+it|"
     r"start\s+by|highlight|involve|join|check\s+in|continue|pay\s+(?:close\s+|extra\s+|"
     r"more\s+)?attention|take\s+(?:the\s+lead|ownership|advantage|care|a\s+look|the\s+time|pride|initiative)|"
@@ -480,7 +482,7 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
               actionability: float, cue: str) -> RawProposal | None:
     statement = _capitalised(" ".join(statement.split()))
     if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
-            or _POINTING.search(statement.split(", ", 1)[0]) or _said_nothing(statement):
+            or _POINTING.search(_DISCOURSE.sub("", statement).split(", ", 1)[0]) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
     if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit

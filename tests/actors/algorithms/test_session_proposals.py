@@ -242,6 +242,8 @@ def test_advice_that_asks_for_no_checkable_rule_about_the_work_is_not_proposed(t
                       "Consistency is key in software development.",  # a value judgement
                       "I like the way you think, Rado!",
                       "Make this sprint a successful one!",
+                      "Never stop striving for excellence.",
+                      "Always aim for simplicity and clarity in your code.",
                       "I'd like you to start using it for your projects.",  # "it" was named before
                       "Make sure to take a break every 60 minutes.") == [  # measured: a rule, kept
         "Make sure to take a break every 60 minutes."]
@@ -286,6 +288,7 @@ def test_a_statement_that_points_back_instead_of_naming_is_not_proposed(tmp_path
     assert _summaries(tmp_path, "c1c1",
                       "It's important that you stick to this naming convention.",
                       "Just make sure they are included.",
+                      "Yes, please apply them.",
                       "Add the '@timer_class' decorator from the same module to all your classes.") == []
 
 
