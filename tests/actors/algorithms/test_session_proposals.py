@@ -288,7 +288,7 @@ def test_a_statement_that_points_back_instead_of_naming_is_not_proposed(tmp_path
     assert _summaries(tmp_path, "c1c1",
                       "It's important that you stick to this naming convention.",
                       "Just make sure they are included.",
-                      "Yes, please apply them.",
+                      "So, always include those annotations.",
                       "Add the '@timer_class' decorator from the same module to all your classes.") == []
 
 
