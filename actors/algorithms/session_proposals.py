@@ -283,6 +283,10 @@ _MAXIM = re.compile(
     r"^(?!it\b)[^,]{0,80}?\b(?:is|are)\s+(?:(?:so|very|really|also|absolutely|truly|always|equally|just)\s+)?"
     r"(?:key|essential|important|crucial|vital|critical|paramount|valuable|beneficial|helpful|fundamental|"
     r"an?\s+(?:key|continuous|crucial|vital|fundamental|important|essential|great|ongoing)\b)", re.IGNORECASE)
+#: An offer of help, not a memory: "I'm here to support you", "we're all just a call away", "reach out anytime".
+_OFFER = re.compile(r"\b(?:here\s+to\s+(?:help|support|assist)|always\s+(?:available|here)\b|(?:a\s+)?(?:call|message)"
+                    r"(?:\s+or\s+(?:a\s+)?(?:call|message))?\s+away|not\s+alone\b|(?:hesitate|free)\s+to\s+reach\s+out|"
+                    r"(?:your|their)\s+(?:voice|ideas)\s+(?:and\s+ideas\s+)?matter)", re.IGNORECASE)
 #: Praise: "I like the way you're thinking".
 _PRAISE = re.compile(r"^(?:[\w' ]{0,30},\s+)?i\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:the\s+way|your|how|that\s+you"
                      r"|what\s+you)\b", re.IGNORECASE)
@@ -472,7 +476,7 @@ def _said_nothing(statement: str) -> bool:
             and not _MEASURED.search(statement):
         return True  # not about code, tools or the project
     return bool((_ANNOUNCED.search(statement) or _NO_VALUE.search(statement)) and not specific
-                or _TOPIC_INTRO.search(statement) or _TEAM_WISH.match(statement)
+                or _TOPIC_INTRO.search(statement) or _TEAM_WISH.match(statement) or _OFFER.search(statement)
                 or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
                 or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
                 or _BARE_PRONOUN.match(statement))

@@ -243,6 +243,7 @@ def test_advice_that_asks_for_no_checkable_rule_about_the_work_is_not_proposed(t
                       "I like the way you think, Rado!",
                       "Make this sprint a successful one!",
                       "Never stop striving for excellence.",
+                      "Remember that the team is always here to support you.",  # an offer of help
                       "Always aim for simplicity and clarity in your code.",
                       "I'd like you to start using it for your projects.",  # "it" was named before
                       "Make sure to take a break every 60 minutes.") == [  # measured: a rule, kept
