@@ -42,7 +42,7 @@ _ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with
                        r"going|moving|instead|from|within|across|throughout|among|between)\b.*$", re.IGNORECASE)
 #: A role that names only where something applies ("for your projects", "for all work"): no role.
 _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team related "
-                               "our your"))
+                               "our your entire whole engineering company organization organisation department"))
 #: An identifier written without quotes: @timer, snake_case names.
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
@@ -52,7 +52,7 @@ _COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|ei
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
 _USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
         r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
-        r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?)")
+        r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?|roll(?:ing|ed)?\s+out)")
 _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
                    r"(?P<role>[^,.;:!?]{3,60})", re.IGNORECASE)
 #: The role said first: "For project management, I'd like you to use Monday."
@@ -92,7 +92,7 @@ _STYLE = re.compile(r"(?i)^(?:all\s+)?(?:snake_case|camelcase|pascalcase|kebab-c
 #: After these a sentence gives its reason, not its instruction.
 _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?:this|it|that)|which|this\s+(?:will|helps)"
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
-                     r"|enhance|promote|facilitate|avoid|prevent|reduce)|in\s+order|even\s+if|for\s+(?:consistency|"
+                     r"|enhance|promote|facilitate|avoid|prevent|reduce)|indicating|signifying|denoting|standing\s+for|in\s+order|even\s+if|for\s+(?:consistency|"
                      r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as|regardless|irrespective|"
                      r"no\s+matter|followed\s+by|like\s+so)\b",
                      re.IGNORECASE)
@@ -174,6 +174,8 @@ class Slot:
     compound: bool = False
     #: the frame is the role a tool is used for ("video calls"): said more or less fully, it is one role
     role: bool = False
+    #: a role's first part ("video calls" of "video calls and messaging")
+    head: frozenset[str] = frozenset()
 
     @property
     def rule(self) -> bool:
@@ -280,6 +282,78 @@ def _role_words(role: str) -> set[str]:
     return found | {f"in:{w}" for w in scope}
 
 
+#: What a naming convention names, the longer first ("function argument names" are not "function names").
+_KIND = re.compile(r"\b(?P<k>function\s+argument|function\s+parameter|argument|parameter|attribute|method|function|"
+                   r"variable|class|constant|module|file|branch|table|column|field|property|interface|enum|package|"
+                   r"component|endpoint)(?:e?s)?\b", re.IGNORECASE)
+_KIND_SAME = {"function parameter": "function argument", "argument": "function argument",
+              "parameter": "function argument"}
+#: "when naming your classes", "for function arguments, ...": the kind named as what is being named.
+_NAMING_KIND = re.compile(r"\bnaming\s+(?:(?:your|the|all|our|any|new)\s+)*(?=\w)", re.IGNORECASE)
+_KIND_NAMES = re.compile(r"\s+(?:name|names)\b", re.IGNORECASE)
+#: "the argument names of your functions": function arguments.
+_ARGUMENTS_OF = re.compile(r"\b(?:argument|parameter)s?\b(?P<between>(?:\s+names?)?)\s+of\s+(?:(?:your|the|all|our|a)\s+)*"
+                           r"(?:function|method)s?\b", re.IGNORECASE)
+_AT_START = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning|prefix|prefixed|prefixes|prefixing)\b",
+                       re.IGNORECASE)
+_AT_END = re.compile(r"\b(?:end|ends|ending|suffix|suffixed|suffixes|finish|finishes|finishing)\b", re.IGNORECASE)
+#: "start ending names with", "start using 'j_' as the prefix": "start" says when, not where in the name.
+_START_DOING = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning)\s+(?:to\s+)?(?=\w+ing\b|end\b|use\b|add\b)",
+                          re.IGNORECASE)
+_STYLE_WORD = re.compile(r"(?i)\b(?P<v>snake_case|snake\s+case|camel\s*case|pascal\s*case|kebab-case|upper\s*case|"
+                         r"lower\s*case|all\s+caps|title\s*case)\b")
+
+
+def _kind(said: str) -> str:
+    """What a naming convention names ("when naming X", else the one kind said, else the one said as "X names"
+    when every other is named as a convention too), or '' when that is not clear ("when defining a function, end
+    the variable name with ...")."""
+    def norm(k: re.Match) -> str:
+        return _KIND_SAME.get(" ".join(k["k"].lower().split()), " ".join(k["k"].lower().split()))
+
+    said = _ARGUMENTS_OF.sub(lambda m: f"function argument{m['between']}", said)
+    for m in _NAMING_KIND.finditer(said):
+        k = _KIND.match(said, m.end())
+        if k is not None:
+            return norm(k)
+    mentioned = list(_KIND.finditer(said))
+    kinds = {norm(k) for k in mentioned}
+    if len(kinds) == 1:
+        return kinds.pop()
+    named = {norm(k) for k in mentioned if _KIND_NAMES.match(said, k.end())}
+    if len(named) == 1 and all(_KIND_NAMES.match(said, k.end()) or re.match(r"\s+naming\b", said[k.end():])
+                               for k in mentioned):
+        return named.pop()
+    return ""
+
+
+def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | None:
+    """The slot of a naming convention: where in the names of one kind a value goes ("start attribute names with
+    'at_'", "end the variable name with '_i'" when naming function arguments) or their style ("use snake_case
+    for class names"); one value, and one kind named. The frame is the kind and the place, whatever else the
+    sentence says ("To build on that, ...", "when declaring function arguments"): a prefix holds one value."""
+    values = {v.strip().rstrip(".,").casefold(): v.strip().rstrip(".,")
+              for v in [m["v"] for m in _QUOTED.finditer(said)] or _IDENTIFIER.findall(said)}
+    plain = _START_DOING.sub(" ", _QUOTED.sub(" ", said))
+    start, end = _AT_START.search(plain) is not None, _AT_END.search(plain) is not None
+    style = [m["v"] for m in _STYLE_WORD.finditer(said)]
+    if len(values) == 1 and start != end:
+        aspect, (value,) = ("end" if end else "start"), values.values()
+    elif len({re.sub(r"[\s_-]", "", v).lower() for v in style}) == 1 and not start and not end and len(values) <= 1:
+        aspect, value = "style", style[0]
+    else:
+        return None
+    kind = _kind(said)
+    if not kind:
+        return None
+    # the place is marked apart from the words, so that "include 'chx' in variable names" is another slot
+    frame = frozenset(words(kind)) | {"name", f"at:{aspect}"}
+    # "always use annotations for methods, and start method names with 'x_'": replaced, the other clause stands
+    other = [c for c in re.split(r",?\s+and\s+|;\s+", said) if value not in c and len(c.split()) >= 3]
+    return Slot(frame=frame, value=value, positive=positive, exclusive=True, sentence=sentence,
+                whole=_frame(text, []), compound=bool(other))
+
+
 @lru_cache(maxsize=1 << 14)
 def slot_of(sentence: str) -> Slot | None:
     """The slot one sentence fills, or None when it names no frame worth comparing (questions, hedges, long
@@ -297,6 +371,8 @@ def slot_of(sentence: str) -> Slot | None:
         role_words, value = carried
         return Slot(frame=frozenset(role_words), value=value, positive=positive, exclusive=_ADDITIVE.search(text) is None,
                     sentence=sentence, whole=_frame(text, []), role=True)
+    if (naming := _naming_slot(said, text, positive, sentence)) is not None:
+        return naming
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
     role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
@@ -310,9 +386,11 @@ def slot_of(sentence: str) -> Slot | None:
         values = [re.sub(r"(?i)^of\s+", "", role["v"].strip())]  # "the use of PyCharm as our IDE"
         # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
         # one used as well ("we also use Hypothesis for testing") adds to it
+        first_part = re.split(r"\s+(?:and|&)\s+", role["role"], maxsplit=1)[0]
         return Slot(frame=frozenset(role_words), value=values[0], positive=positive,
                     exclusive=_ADDITIVE.search(text) is None and len(words(values[0])) <= MAX_ROLE_VALUE,
-                    sentence=sentence, whole=_frame(text, []), role=True)
+                    sentence=sentence, whole=_frame(text, []), role=True,
+                    head=frozenset(_role_words(first_part)) if first_part != role["role"] else frozenset())
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None
@@ -379,12 +457,46 @@ def _antecedent(before: str) -> str:
     return m["np"] if m is not None else ""
 
 
+def slots_of(sentence: str) -> tuple[Slot, ...]:
+    """Every slot a sentence fills: its one, or one a clause when it joins naming conventions with "and" ("start
+    variable names with 'y_' and end them with '_y'": the second clause's "them" is the first's names, and
+    "... and function names with 'fn_'" puts its value where the first did)."""
+    first = slot_of(sentence)
+    if first is None:
+        return ()
+    found = [first]
+    at = next((w[3:] for w in first.frame if w.startswith("at:")), "")
+    clauses = re.split(r",?\s+and\s+", sentence.strip())
+    if not first.compound or not at or len(clauses) > MAX_CLAUSES:
+        return tuple(found)
+    kind = _kind(clauses[0])
+    for clause in clauses[1:]:
+        if kind:
+            clause = re.sub(r"\b(?:them|they|it|their\s+names?)\b", f"{kind} names", clause, count=1)
+        if at in ("start", "end") and not _AT_START.search(clause) and not _AT_END.search(clause):
+            clause = f"{at} {clause}"
+        slot = slot_of(clause)
+        if slot is not None and slot.exclusive and slot.frame not in {f.frame for f in found}:
+            found.append(replace(slot, sentence=sentence, compound=True))
+    return tuple(found)
+
+
+#: A sentence joining more clauses than this is read for its first slot only (bounded cost).
+MAX_CLAUSES = 4
+
+
 def slot_change(newer: str, older: str) -> SlotChange | None:
-    """The change when statement `newer` gives the slot of statement `older` another value: same frame, both
+    """The change when statement `newer` gives a slot of statement `older` another value: same frame, both
     exclusive, different values (or one rule turned round); else None."""
-    a, b = slot_of(newer), slot_of(older)
-    if a is None or b is None:
-        return None
+    for a in slots_of(newer):
+        for b in slots_of(older):
+            if (change := _slot_change(a, b, newer)) is not None:
+                return change
+    return None
+
+
+def _slot_change(a: Slot, b: Slot, newer: str) -> SlotChange | None:
+    """Slot `a` of the newer statement (all of it: `newer`) changes slot `b` of the older, or None."""
     if a.positive != b.positive:  # turned round: "never use a whiteboard for brainstorming" -> "always use one"
         # said as a change ("from now on", "no longer"): a bare opposite is a conflict for the user to settle
         return SlotChange(a, b) if _same_rule(a.whole, b.whole) and _TURNED.search(newer) else None
@@ -428,8 +540,14 @@ def _same_frame(a: Slot, b: Slot) -> bool:
         return True
     plain_a = {w for w in a.frame if not w.startswith("in:")}
     plain_b = {w for w in b.frame if not w.startswith("in:")}
+    if a.frame - plain_a != b.frame - plain_b:
+        return False
     small, large = sorted((plain_a, plain_b), key=len)
-    return a.frame - plain_a == b.frame - plain_b and len(small) >= MIN_ROLE_WORDS and small <= large
+    if len(small) >= MIN_ROLE_WORDS and small <= large:
+        return True
+    # "video calls and messaging" / "video calls and conferences": the role both name first is the same
+    return len(plain_a & plain_b) >= MIN_ROLE_WORDS and bool(a.head) and a.head == b.head and \
+        len(a.head) >= MIN_ROLE_WORDS
 
 
 def _initials(frame: frozenset[str]) -> str:
@@ -452,22 +570,22 @@ def _refines(a: str, b: str) -> bool:
 def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     """What pairs a memory with the earlier statements of its slot: its frame when it gives an exclusive slot a
     value, and its whole frame (value left in), which a rule turned round shares."""
-    slot = slot_of(statement(summary, body))
-    if slot is None:
-        return ()
-    keys = [("whole", slot.whole)]
-    if 1 < len(slot.whole) <= MAX_RULE_KEYS:  # the same rule said with a little more of where it applies
-        keys += [("whole", frozenset(part)) for k in range(max(1, len(slot.whole) - MAX_RULE_EXTRA), len(slot.whole))
-                 for part in combinations(sorted(slot.whole), k)]
-    if slot.exclusive and slot.value and slot.positive:
-        keys.append(("frame", slot.frame))
-        plain = sorted(w for w in slot.frame if not w.startswith("in:"))
-        if slot.role and _initials(slot.frame):
-            keys.append(("acronym", frozenset({_initials(slot.frame)})))
-        if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "video calls and meetings"
-            place = slot.frame - set(plain)
-            keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]
-    return tuple(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys)
+    keys = []
+    for slot in slots_of(statement(summary, body)):
+        keys.append(("whole", slot.whole))
+        if 1 < len(slot.whole) <= MAX_RULE_KEYS:  # the same rule said with a little more of where it applies
+            keys += [("whole", frozenset(part)) for k in range(max(1, len(slot.whole) - MAX_RULE_EXTRA),
+                                                               len(slot.whole))
+                     for part in combinations(sorted(slot.whole), k)]
+        if slot.exclusive and slot.value and slot.positive:
+            keys.append(("frame", slot.frame))
+            plain = sorted(w for w in slot.frame if not w.startswith("in:"))
+            if slot.role and _initials(slot.frame):
+                keys.append(("acronym", frozenset({_initials(slot.frame)})))
+            if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "... and meetings"
+                place = slot.frame - set(plain)
+                keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]
+    return tuple(dict.fromkeys(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys))
 
 
 def same_value(a: str, b: str) -> bool:

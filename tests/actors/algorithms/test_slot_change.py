@@ -131,3 +131,62 @@ def test_an_acronym_is_the_role_it_stands_for() -> None:
     assert set(frame_keys("From now on, use Grafana as our main APM.", "")) & set(frame_keys(old, ""))
     # two roles of many words with the same first letters are not one role
     assert slot_change("From now on, use GitHub for version control.", "Use Zoom for video calls.") is None
+
+
+def test_a_naming_convention_is_the_kind_it_names_and_where_whatever_else_is_said() -> None:
+    old = "To build on that, always end constant names with '_K'."
+    change = slot_change("When declaring constants, end the names with '_C' from now on.", old)
+    assert change is not None and "'_K' -> '_C'" in change.reason() and not change.partial
+    assert set(frame_keys("When declaring constants, end the names with '_C' from now on.", "")) & set(
+        frame_keys(old, ""))  # paired for the judge without an embedding
+    # the argument names of functions are function arguments; a reason after the value is no second value
+    assert slot_change("Start the argument names of your functions with 'j_'.",
+                       "For function argument names, we use 'e_' as a prefix, indicating 'entry'.") is not None
+    # another kind, another place in the name, or a string put anywhere in it is another slot
+    assert slot_change("Start function names with 'f_'.", "Start function argument names with 'a_'.") is None
+    assert slot_change("End function names with '_f'.", "Start function names with 'f_'.") is None
+    assert slot_change("Start variable names with 'v_'.", "Include the string 'chx' in your variable names.") is None
+    # which kind is named is not clear: no slot
+    assert slot_change("When defining a function, end the variable name with '_x'.",
+                       "End all variable names with '_v'.") is None
+
+
+def test_a_naming_style_is_its_own_slot() -> None:
+    change = slot_change("Use PascalCase for class names.", "We always use snake_case for class names in Python.")
+    assert change is not None and "'snake_case' -> 'PascalCase'" in change.reason()
+    assert slot_change("Use PascalCase for class names.", "Start class names with 'C'.") is None
+
+
+def test_two_naming_conventions_in_one_sentence_each_replace_their_own() -> None:
+    change = slot_change("From now on, start method names with 'm_' and end them with '_x'.",
+                         "End all method names with '_e'.")
+    assert change is not None and "'_e' -> '_x'" in change.reason() and not change.partial
+    change = slot_change("Start method names with 'm_' and function names with 'f_'.",
+                         "Always start function names with 'g_'.")
+    assert change is not None and "'g_' -> 'f_'" in change.reason()
+    # the older sentence's other convention still holds: replaced in part
+    change = slot_change("End method names with '_z'.", "Start method names with 'm_' and end them with '_x'.")
+    assert change is not None and change.partial
+    assert slot_change("Start class names with 'c_'.", "Start method names with 'm_' and end them with '_x'.") is None
+
+
+def test_a_naming_convention_said_with_another_instruction_is_replaced_in_part() -> None:
+    change = slot_change("Start method names with 'p_'.",
+                         "Always use type hints for methods, and start method names with 'x_'.")
+    assert change is not None and change.partial and "'x_' -> 'p_'" in change.reason()
+
+
+def test_a_role_said_with_more_after_and_is_the_same_role() -> None:
+    old = "We use Zoom for video calls and conferences."
+    change = slot_change("Going forward, use Microsoft Teams for video calls and screen sharing.", old)
+    assert change is not None and "'Zoom' -> 'Microsoft Teams'" in change.reason()
+    # the same words in another order of roles: another role first, another slot
+    assert slot_change("Going forward, use Slack for team chat and video calls.", old) is None
+
+
+def test_a_tool_rolled_out_or_standardised_on_across_the_company_fills_the_role() -> None:
+    change = slot_change("We're rolling out Linear as our issue tracker.", "Use Jira as our issue tracker.")
+    assert change is not None and "'Jira' -> 'Linear'" in change.reason()
+    change = slot_change("We've decided to standardize on Asana for project management across the entire company.",
+                         "Use Trello for project management.")
+    assert change is not None and "'Trello' -> 'Asana'" in change.reason()
