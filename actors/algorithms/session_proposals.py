@@ -99,7 +99,7 @@ _STATUS = re.compile(r"^(?:i'?ve|i\s+have|we'?ve\s+(?:finished|completed|fixed|d
 _ERROR = re.compile(r"\b(?:traceback|exception:|error:|errno|exited\s+with|exit\s+(?:code|status)\s+\d+|stack\s+trace"
                     r"|segfault|failed\s+with)", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
-_CLAUSE_CUT = re.compile(r"\s+(?:because|since|as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
+_CLAUSE_CUT = re.compile(r"\s+(?:because|since|(?<!such\s)as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
                          r"which|but|even\s+if|even\s+though|although|unless|as)\s+"
                          # a purpose after the rule: "import 'locale' in every script, to ..." / "... to explain ..."
                          r"|,?\s+(?:in\s+order\s+)?to\s+(?=(?:ensure|help|indicate|make|keep|avoid|maintain|improve|"
@@ -111,7 +111,8 @@ _REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+
                       r"remember\s+to|it(?:'s|\s+is)\s+\w+\s+that\s+you)\s+",
                       re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
-_DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find)$", re.IGNORECASE)
+_DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such)$",
+                       re.IGNORECASE)
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
 #: A user's rule or instruction, where a clause starts (the cue stays in the statement).
 _USER_RULE = re.compile(

@@ -300,3 +300,9 @@ def test_a_rule_too_long_as_asked_is_summarised_as_the_rule_itself(tmp_path) -> 
     [(_, summary, content)] = _read(tmp_path, w)
     assert summary == "Start using the '@require_kwargs' decorator from the 'pedantic' module for all your functions."
     assert content.startswith("I want you to start using the '@require_kwargs' decorator")  # the words as said
+
+
+def test_a_summary_is_never_cut_inside_such_as() -> None:
+    long = ("For the dashboard, we will be using a combination of Python libraries, such as Matplotlib, Seaborn and "
+            "Plotly for the charts.")
+    assert fit_summary(long) is None
