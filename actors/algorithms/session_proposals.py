@@ -15,13 +15,22 @@ on we ...", "we decided to ..."), a lesson the user states ("turns out ...",
 gotcha the agent states plainly ("found a bug: ...", "X isn't available in
 Node 18", "X only governs Y", "... by default"), and the user's rules and
 instructions ("I want the messages in French", "don't ...", "X must only
-...", "keep X pure"), wherever they stand in a sentence after a lead-in. A
+...", "keep X pure", "one of our standards is that ...", "it's important that
+you ...", "start your function names with ...", "add X to all your methods"),
+wherever they stand in a sentence after a lead-in; a "them" right after the
+verb is read as what the sentence or clause before named. A
 lead-in ending in ":" is read with the bullets it introduces; text
 hard-wrapped at a fixed width is rejoined before sentences are cut. A turn in
 another language than English is not read (counted by `foreign`). Never a
 question, a plan still hedged, a status update, a transient error, code, or
-the agent narrating its work; never a sentence cut to fit (a statement longer
-than a summary is kept only when its first clause stands alone).
+the agent narrating its work; never what asks for nothing a later session can
+act on (a rule announced but not said, a topic introduced, an attitude or a
+one-off task, a quality only, a value judgement, praise, a cheer, an offer of
+help, words pointing back, advice about the workplace rather than the code,
+its tools or the project unless measured); never a sentence cut to fit (a
+statement longer than a summary is kept only when its first clause stands
+alone, or the rule itself without "I want you to"). One proposal per
+statement: a restatement in other words is left out.
 
 Each proposal carries four of the five confidence factors; novelty comes from
 comparing it with the store (`novelty_of`).
