@@ -701,24 +701,36 @@ def foreign(text: str) -> bool:
 
 
 def _answers(turn: SessionTurn) -> list[RawProposal]:
-    """Each answer to the agent's question a decision: the question's header (or the question) and the option
-    chosen; an answer that asks back is no decision."""
-    found: list[RawProposal] = []
+    """The answers to one call of the agent's question tool: one decision, each question's header (or the
+    question) and the option chosen, as many as fit in the summary and all in the content (the questions asked
+    together settle one subject); an answer that asks back is no decision."""
+    pieces: list[str] = []
+    asked: list[str] = []
+    specifics: list[str] = []
     for row in turn.text.split("\n"):
         question, chosen, overridden, header = (row.split("\t") + ["", "", "", ""])[:4]
         if not chosen or "?" in chosen or len(chosen.split()) > 40:
             continue
         topic = header or question.rstrip("?")
-        summary = fit_summary(f"{topic}: {chosen}") or fit_summary(chosen)
-        if summary is None:
+        piece = f"{topic}: {chosen}"
+        if fit_summary(piece) is None and fit_summary(chosen) is None:
             continue
-        content = f'Asked "{question}"; the user chose "{chosen}"'
-        if overridden:
-            content += f' over the recommended "{overridden}"'
-        found.append(RawProposal(namespace="decisions", summary=summary, content=_ended(content)[:CONTENT_CHARS],
-                                 line=turn.line, uuid=turn.uuid, relevance=0.9, actionability=0.85,
-                                 specificity=_specificity(f"{question} {chosen}"), coherence=0.9, cue="answer"))
-    return found
+        said = f'"{question}"; the user chose "{chosen}"'
+        asked.append(f'{said} over the recommended "{overridden}"' if overridden else said)
+        pieces.append(piece)
+        specifics.append(f"{question} {chosen}")
+    if not pieces:
+        return []
+    summary = fit_summary(pieces[0]) or fit_summary(pieces[0].split(": ", 1)[1])
+    for piece in pieces[1:]:
+        joined = f"{summary.rstrip('.')}; {piece}"
+        if len(joined) + 1 > SUMMARY_CHARS:
+            break
+        summary = _ended(joined)
+    content = "Asked " + "; asked ".join(asked)
+    return [RawProposal(namespace="decisions", summary=summary, content=_ended(content)[:CONTENT_CHARS],
+                        line=turn.line, uuid=turn.uuid, relevance=0.9, actionability=0.85,
+                        specificity=_specificity(" ".join(specifics)), coherence=0.9, cue="answer")]
 
 
 def _plan(turn: SessionTurn) -> list[RawProposal]:

@@ -306,3 +306,20 @@ def test_a_summary_is_never_cut_inside_such_as() -> None:
     long = ("For the dashboard, we will be using a combination of Python libraries, such as Matplotlib, Seaborn and "
             "Plotly for the charts.")
     assert fit_summary(long) is None
+
+
+def test_the_answers_to_one_call_of_the_question_tool_are_one_decision(tmp_path) -> None:
+    w = _writer("a7a7")
+    w.ask([{"question": "How should backups be written?", "header": "Backup format", "multiSelect": False,
+            "options": [{"label": "Single combined file (Recommended)", "description": ""},
+                        {"label": "One file per case", "description": ""}]},
+           {"question": "Where does the backup script reach the backend?", "header": "Backend URL",
+            "multiSelect": False,
+            "options": [{"label": "Host machine, via published port", "description": ""},
+                        {"label": "Inside the compose network", "description": ""}]}],
+          {"How should backups be written?": "Single combined file (Recommended)",
+           "Where does the backup script reach the backend?": "Host machine, via published port"})
+    assert _read(tmp_path, w) == [(
+        "decisions", "Backup format: Single combined file; Backend URL: Host machine, via published port.",
+        'Asked "How should backups be written?"; the user chose "Single combined file"; asked "Where does the '
+        'backup script reach the backend?"; the user chose "Host machine, via published port".')]
