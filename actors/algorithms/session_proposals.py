@@ -350,6 +350,17 @@ _WORK_THING = re.compile(
     r"terminal|shell|CLI|UI|frontend|backend|project|app|application|system|platform|keyboard|documentation|docs|"
     r"readme|security|backups?)\b", re.IGNORECASE)
 #: How often or how much: what turns a workplace wish into a rule ("take a break every 60 minutes").
+#: One-off work asked for in the middle of a task, not a rule to keep: a thing to make ("I need a multi-stage
+#: build", "I want same template for ..."), the task's guard ("do not break any existing tests"), a request that
+#: points at an attachment ("on screenshot 2, ...").
+_DELIVERABLE = re.compile(r"^(?:please\s+)?i\s*(?:'d|\s+would)?\s+(?:(?:also|just|really|now)\s+)?(?:want|need|like)\s+"
+                          r"(?:a|an|one|some|(?:the\s+)?same)\s+(?!.*\b(?:every|all|each|always|never|any)\b)",
+                          re.IGNORECASE)
+_TASK_GUARD = re.compile(r"^(?:please\s+)?(?:do\s+not|don'?t|never)\s+(?:break|change|touch|modify|alter|remove)\s+"
+                         r"(?:any(?:thing)?\s+(?:else|existing|other|unrelated)|(?:the\s+)?(?:existing|other|unrelated)"
+                         r"|anything\b)", re.IGNORECASE)
+_ATTACHMENT = re.compile(r"\b(?:on|in|from|see)\s+(?:the\s+)?(?:screen\s*shot|image|picture|attachment)s?(?:\s+\d+)?\b",
+                         re.IGNORECASE)
 _MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|at\s+least|no\s+more|at\s+most|daily|"
                        r"weekly|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
 #: A name inside a sentence (a tool, a product, a place: "standardize on Zoom"), not its first word, "I", nor
@@ -489,7 +500,8 @@ def _said_nothing(statement: str) -> bool:
                 or _TOPIC_INTRO.search(statement) or _TEAM_WISH.match(statement) or _OFFER.search(statement)
                 or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
                 or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
-                or _BARE_PRONOUN.match(statement))
+                or _BARE_PRONOUN.match(statement) or _DELIVERABLE.match(statement) or _TASK_GUARD.match(statement)
+                or _ATTACHMENT.search(statement))
 
 
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
@@ -581,6 +593,8 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
     for whole, rest in _sentences(turn.text):
         whole, named = _resolved(whole, subject), _PLURAL_SUBJECT.findall(whole)
         subject = named[-1].lower() if named else subject
+        if _ATTACHMENT.search(whole):
+            continue  # "on screenshot 2, ...": a request about what the user shows, not a rule
         if whole.endswith(":"):
             whole = whole.rstrip(":").rstrip() + "."  # a lead-in: its own statement, and the bullets it introduces
         instead = next((m for clause, _ in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)

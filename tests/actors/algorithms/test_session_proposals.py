@@ -323,3 +323,14 @@ def test_the_answers_to_one_call_of_the_question_tool_are_one_decision(tmp_path)
         "decisions", "Backup format: Single combined file; Backend URL: Host machine, via published port.",
         'Asked "How should backups be written?"; the user chose "Single combined file"; asked "Where does the '
         'backup script reach the backend?"; the user chose "Host machine, via published port".')]
+
+
+def test_one_off_work_asked_mid_task_is_not_a_rule(tmp_path) -> None:
+    w = _writer("d8d8")
+    w.user("Fix the notifications view. Do not break any existing passing tests.\n\n"
+           "I need a multi-stage build — one stage for building the jar, one stage for running it.\n"
+           "I want same template for \"Journée\", \"Matin\", \"Soir\".\n\n"
+           "On screenshot 2, i should be able to choose what week attendance from a drop down.\n\n"
+           "From now on, always pin base image versions in the Dockerfiles.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Always pin base image versions in the Dockerfiles.")]
