@@ -846,6 +846,33 @@ def _restates(gist: tuple[frozenset[str], frozenset[str]], earlier: tuple[frozen
     return not before_values and len(words) >= 3 and len(words & before_words) >= 0.7 * len(words)
 
 
+_PASTE_INTRO = re.compile(r"\b(?:this|these|the\s+following)\s+(?:errors?|output|logs?|responses?|stack\s*traces?|"
+                          r"exceptions?|warnings?)\b", re.IGNORECASE)
+_TASK_STEP = re.compile(r"^\s*\d+[.)]\s+(?:update|create|copy|check|add|write|build|implement|fix|remove|delete|move|"
+                        r"install|generate|integrate|refactor|rename|wire|hook\s+up)\b(?!.*\b(?:every|all|each|always|"
+                        r"never|any)\b)", re.IGNORECASE)
+
+
+_JSON_KEY = re.compile(r'^\s*"[^"]+"\s*:')
+
+
+def typed(text: str) -> str:
+    """What the user wrote as their own words: output pasted after "this error" or "the following log" or from
+    an unfenced JSON block on, and the numbered steps of a task ("3. Update Navbar.tsx — replace the text with
+    the logo"), left out."""
+    kept: list[str] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.rstrip().endswith(("{", "[")) and i + 1 < len(lines) and _JSON_KEY.match(lines[i + 1]):
+            break  # a request or response pasted: what follows is what a program printed
+        if _TASK_STEP.match(line):
+            continue
+        kept.append(line)
+        if _PASTE_INTRO.search(line):
+            break
+    return "\n".join(kept)
+
+
 def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
     """Every statement in `turns` worth proposing, in order, each once: a later restatement of one already proposed
     (the same summary, or its exact values and subject said in other words) is left out."""
@@ -862,7 +889,8 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
         else:
             made = _explicit(turn)
         if not made and turn.source not in ("answer", "plan"):
-            turn = SessionTurn(turn.uuid, turn.role, rejoin(turn.text), turn.line, turn.source)
+            text = typed(turn.text) if turn.role == "user" else turn.text
+            turn = SessionTurn(turn.uuid, turn.role, rejoin(text), turn.line, turn.source)
             made = _user(turn) + _lead_in_bullets(turn) if turn.role == "user" else _agent(turn)
         for proposal in made:
             key = " ".join(proposal.summary.casefold().split())

@@ -334,3 +334,18 @@ def test_one_off_work_asked_mid_task_is_not_a_rule(tmp_path) -> None:
            "From now on, always pin base image versions in the Dockerfiles.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "Always pin base image versions in the Dockerfiles.")]
+
+
+def test_output_the_user_pastes_and_the_steps_of_a_task_are_not_the_users_rules(tmp_path) -> None:
+    w = _writer("e9e9")
+    w.user("Explain me this error also while using swagger POST\n/cases/{caseId}/follow-ups\n\nFailed to fetch.\n"
+           "Possible Reasons:\n\nCORS\nNetwork Failure\nURL scheme must be \"http\" or \"https\" for CORS request.")
+    w.assistant("The request never left the browser.")
+    w.user("POST\n/cases/{caseId}/follow-ups\n\napplication/json\n{\n  \"case_id\": \"PV-2026-0451\",\n"
+           "  \"version\": 1\n}\nServer response\nFailed to fetch.\n"
+           "Preflight origins must only come from the allow list.")
+    w.user("Integrate the Bhavana logo into the frontend.\n\nTasks:\n1. Copy logo files to ~/bhavana/public/\n"
+           "2. Update components/Navbar.tsx — replace text 'BHAVANA' with actual logo image\n\n"
+           "Let's keep every image under public/ from now on.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Keep every image under public/ from now on.")]
