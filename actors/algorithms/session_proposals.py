@@ -110,6 +110,8 @@ _ERROR = re.compile(r"\b(?:traceback|exception:|error:|errno|exited\s+with|exit\
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 _CLAUSE_CUT = re.compile(r"\s+(?:because|since|(?<!such\s)as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
                          r"which|but|even\s+if|even\s+though|although|unless|as)\s+"
+                         # a second finding with its own subject: "X produced Y, and the second mv overwrote Z"
+                         r"|,\s+and\s+(?=(?:the|it|its|they|their|by\s+default)\s)"
                          # a purpose after the rule: "import 'locale' in every script, to ..." / "... to explain ..."
                          r"|,?\s+(?:in\s+order\s+)?to\s+(?=(?:ensure|help|indicate|make|keep|avoid|maintain|improve|"
                          r"promote|provide|explain|validate|catch|handle|document|describe|signal|distinguish|show)\b)",
@@ -201,6 +203,7 @@ _AGENT_CAUSE = re.compile(
     r"|\b(?:isn'?t|is\s+not|aren'?t|are\s+not|wasn'?t|was\s+not)\s+(?:available|supported)\s+(?:in|on|by|before|until)\b"
     r"|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not|can'?t|cannot)\s+\w+(?:\s+\w+){0,4}\s+by\s+default\b"
     r"|\b(?:only|by\s+default)\s+(?:ships|supports|works|covers|governs|affects|applies|accepts|reads|runs|skips)\b"
+    r"|\bby\s+default\s+(?:it|they)\s+(?:rejects?|ignores?|blocks?|strips?|drops?|skips?|refuses?)\b"
     r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b",
     re.IGNORECASE)
 _FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"

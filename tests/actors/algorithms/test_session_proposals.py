@@ -349,3 +349,17 @@ def test_output_the_user_pastes_and_the_steps_of_a_task_are_not_the_users_rules(
            "Let's keep every image under public/ from now on.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "Keep every image under public/ from now on.")]
+
+
+def test_a_long_finding_the_agent_states_is_summarised_by_its_first_clause_and_kept_whole(tmp_path) -> None:
+    w = _writer("f1f1")
+    w.assistant("Found a real bug: two runs within the same UTC second produced the same timestamp, and the second "
+                "`mv` silently overwrote the first backup — a quiet data-loss case that \"safe to cron\" should not "
+                "allow.\n\nTomcat decodes `%2F` back into `/` characters, and by default it **rejects encoded "
+                "slashes inside a URL path segment** as a security precaution.")
+    found = _read(tmp_path, w)
+    assert [(ns, summary) for ns, summary, _ in found] == [
+        ("learnings", "Two runs within the same UTC second produced the same timestamp."),
+        ("learnings", "Tomcat decodes %2F back into / characters.")]
+    assert "the second mv silently overwrote the first backup" in found[0][2].replace("`", "")
+    assert "by default it rejects encoded slashes inside a URL path segment" in found[1][2].replace("*", "")
