@@ -97,6 +97,8 @@ _CHANGE_VERB = re.compile(r"^(?:please\s+)?(?:switch|move|migrate|replace|drop|s
 _USER_BLOCKER = re.compile(r"\b(?:we'?re|we\s+are|i'?m|i\s+am|this\s+is|it'?s)\s+(?:still\s+)?(?:blocked|stuck)\s+"
                            r"(?:on|by)\b|\bblocked\s+(?:on|by|until)\b", re.IGNORECASE)
 _AGENT_LEARNING = re.compile(r"^(?=the\s+root\s+cause\s+(?:was|is)\b|(?:it\s+)?turns\s+out\b)", re.IGNORECASE)
+#: What the agent notices, led by "Interesting —": the finding after the lead-in.
+_NOTICED = re.compile(r"^(?:interesting(?:ly)?|notably)\s*[—–:,-]\s*(?=\w)", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|might|could\s+we|should\s+we|what\s+if|not\s+sure|i\s+think\s+we\s+could"
                     r"|probably|consider(?:ing)?|wondering|how\s+about|do\s+you\s+think|for\s+now|for\s+the\s+moment"
                     r"|temporar(?:y|ily)|right\s+now|this\s+session|today|later\s+today|tomorrow|try\s+to)\b",
@@ -108,7 +110,7 @@ _STATUS = re.compile(r"^(?:i'?ve|i\s+have|we'?ve\s+(?:finished|completed|fixed|d
 _ERROR = re.compile(r"\b(?:traceback|exception:|error:|errno|exited\s+with|exit\s+(?:code|status)\s+\d+|stack\s+trace"
                     r"|segfault|failed\s+with)", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
-_CLAUSE_CUT = re.compile(r"\s+(?:because|since|(?<!such\s)as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
+_CLAUSE_CUT = re.compile(r"\s+\((?=[^)]{12,}\)[.!]?$)|\s+(?:because|since|(?<!such\s)as|so\s+that|so|which|—|--|-)\s+|;\s+|:\s+|,\s+(?:because|since|so|"
                          r"which|but|even\s+if|even\s+though|although|unless|as)\s+"
                          # a second finding with its own subject: "X produced Y, and the second mv overwrote Z"
                          r"|,\s+and\s+(?=(?:the|it|its|they|their|by\s+default)\s)"
@@ -204,7 +206,10 @@ _AGENT_CAUSE = re.compile(
     r"|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not|can'?t|cannot)\s+\w+(?:\s+\w+){0,4}\s+by\s+default\b"
     r"|\b(?:only|by\s+default)\s+(?:ships|supports|works|covers|governs|affects|applies|accepts|reads|runs|skips)\b"
     r"|\bby\s+default\s+(?:it|they)\s+(?:rejects?|ignores?|blocks?|strips?|drops?|skips?|refuses?)\b"
-    r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b",
+    r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b"
+    r"|\bhas\s+an?\s+(?:[\w-]+\s+){0,3}bug\b"
+    # a requirement found: "the frontend directory needs a package.json with type module so Node can import ..."
+    r"|\bneeds?\s+(?:a|an|its\s+own|the)\s+.{0,80}?\bso\s+(?:that\s+)?\w+(?:\s+\w+)?\s+can\b",
     re.IGNORECASE)
 _FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"
                          r"(?:issue|problem|bug)\s+(?:is|was))\s*[:—–-]\s*", re.IGNORECASE)
@@ -458,7 +463,7 @@ def _specificity(text: str) -> float:
 
 def _statement_ok(sentence: str) -> bool:
     words = sentence.split()
-    if len(words) < MIN_WORDS or "?" in sentence or _HEDGE.search(sentence) or _ERROR.search(sentence):
+    if len(words) < MIN_WORDS or re.search(r"\?(?![\w=&])", re.sub(r"`[^`]*`", "", sentence)) or _HEDGE.search(sentence) or _ERROR.search(sentence):
         return False
     if _STATUS.match(sentence):
         return False
@@ -671,10 +676,16 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
                 statement = f"The root cause was {statement[:1].lower()}{statement[1:]}"
             made = _proposal(_LABEL_NS[kind], statement, rest, turn, relevance=0.85,
                              actionability=0.85 if _LABEL_NS[kind] != "learnings" else 0.8, cue="agent label")
+        elif _NOTICED.match(sentence) and not _NOT_KEPT.search(sentence) \
+                and not re.search(r"\b(?:appears|seems|looks\s+like|likely)\b", sentence, re.IGNORECASE):
+            made = _proposal("learnings", sentence[_NOTICED.match(sentence).end():], rest, turn, relevance=0.8,
+                             actionability=0.7, cue="agent noticed")
         elif _AGENT_LEARNING.match(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75,
                              cue="agent learning")
         elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence):
+            if sentence.endswith(":"):  # "X needs Y so Z can ...:" before the code that shows it
+                sentence = sentence.rstrip(":").rstrip() + "."
             made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,
                              actionability=0.75, cue="agent cause")
         else:

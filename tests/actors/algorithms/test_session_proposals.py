@@ -363,3 +363,21 @@ def test_a_long_finding_the_agent_states_is_summarised_by_its_first_clause_and_k
         ("learnings", "Tomcat decodes %2F back into / characters.")]
     assert "the second mv silently overwrote the first backup" in found[0][2].replace("`", "")
     assert "by default it rejects encoded slashes inside a URL path segment" in found[1][2].replace("*", "")
+
+
+def test_findings_the_agent_states_without_a_label_are_learnings(tmp_path) -> None:
+    w = _writer("a2b3")
+    w.assistant("The issues are:\n\n1. The sort on line 18 has an operator precedence bug (`b.timestamp || "
+                "b.createdAt - ...` doesn't group correctly)\n2. It uses a raw data table instead of an inbox")
+    w.assistant("The frontend directory needs a `package.json` with `\"type\": \"module\"` so Node can import the "
+                "`.js` files as ESM:\n\n```json\n{\"type\": \"module\"}\n```")
+    w.assistant("Interesting — the existing frontend is built on Stellar, not Solana. I'll write the hooks now.")
+    w.assistant("Note `caseId` stays camelCase as a query string parameter (`?caseId=...`) — Jackson's naming "
+                "strategy only governs JSON body (de)serialization, not `@RequestParam` binding.")
+    w.assistant("Interesting — homebase.co appears to be dead (domain for sale).")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("learnings", "The sort on line 18 has an operator precedence bug."),
+        ("learnings", 'The frontend directory needs a package.json with "type": "module" so Node can import the '
+                      ".js files."),
+        ("learnings", "The existing frontend is built on Stellar, not Solana."),
+        ("learnings", "Note caseId stays camelCase as a query string parameter (?caseId=...)")]
