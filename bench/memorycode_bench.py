@@ -297,7 +297,7 @@ def _states_other_value(said_by: Instruction, other: Instruction, dialogue: Dial
         return False
     texts = next(t["text"] for t in topics["instructions"] if f"i{t['id']}" == other.topic)
     values = re.findall(r"'([^']+)'", texts[given[-1].version])
-    said = said_by.summary.lower()
+    said = said_by.summary.lower().replace("naming", "naming names")  # "when naming variables": variable names
     named = [w for w in frame(texts, given[-1].version).lower().split() if w not in ("start", "end")]
     return bool(values) and all(f"'{v.lower()}'" in said for v in values) and all(w in said for w in named)
 

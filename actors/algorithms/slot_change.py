@@ -42,7 +42,7 @@ _ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with
                        r"going|moving|instead|from|within|across|throughout|among|between)\b.*$", re.IGNORECASE)
 #: A role that names only where something applies ("for your projects", "for all work"): no role.
 _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team related "
-                               "our your entire whole engineering company organization organisation department"))
+                               "our your entire whole engineering company organization organisation department far"))
 #: An identifier written without quotes: @timer, snake_case names.
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
@@ -99,7 +99,7 @@ _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
                        r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition)\b", re.IGNORECASE)
 _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main|primary|preferred|default|only|"
-                        r"standard|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
+                        r"standard|standardi[sz]\w*|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
                         re.IGNORECASE)
 #: A rule turned round says so: without it two opposite rules are a conflict, not a change.
 _TURNED = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+today|starting\s+(?:today|now)|"
@@ -334,7 +334,7 @@ def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | 
     sentence says ("To build on that, ...", "when declaring function arguments"): a prefix holds one value."""
     values = {v.strip().rstrip(".,").casefold(): v.strip().rstrip(".,")
               for v in [m["v"] for m in _QUOTED.finditer(said)] or _IDENTIFIER.findall(said)}
-    plain = _START_DOING.sub(" ", _QUOTED.sub(" ", said))
+    plain = _START_DOING.sub(" ", _QUOTED.sub(" ", text))  # the place said in the instruction ("To that end, ...")
     start, end = _AT_START.search(plain) is not None, _AT_END.search(plain) is not None
     style = [m["v"] for m in _STYLE_WORD.finditer(said)]
     if len(values) == 1 and start != end:
@@ -383,7 +383,8 @@ def slot_of(sentence: str) -> Slot | None:
         values = quoted
         exclusive = _EXCLUSIVE.search(_QUOTED.sub(" ", text)) is not None or has_role
     elif role is not None and has_role and set(words(role["v"])) - _DIRECTIVE - _WEAK - _GENERIC:
-        values = [re.sub(r"(?i)^of\s+", "", role["v"].strip())]  # "the use of PyCharm as our IDE"
+        # "the use of PyCharm as our IDE", "standardize on using Macbooks", "use Zoom going forward"
+        values = [_TURNED.sub("", re.sub(r"(?i)^(?:of|using)\s+", "", role["v"].strip())).strip() or role["v"].strip()]
         # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
         # one used as well ("we also use Hypothesis for testing") adds to it
         first_part = re.split(r"\s+(?:and|&)\s+", role["role"], maxsplit=1)[0]
@@ -473,6 +474,8 @@ def slots_of(sentence: str) -> tuple[Slot, ...]:
     for clause in clauses[1:]:
         if kind:
             clause = re.sub(r"\b(?:them|they|it|their\s+names?)\b", f"{kind} names", clause, count=1)
+            if not _KIND.search(clause):  # "when naming attributes, start with 'r_' and end with '_r'"
+                clause = f"{clause} in {kind} names"
         if at in ("start", "end") and not _AT_START.search(clause) and not _AT_END.search(clause):
             clause = f"{at} {clause}"
         slot = slot_of(clause)
@@ -528,6 +531,34 @@ MAX_ROLE_KEYS = 5
 MIN_ROLE_WORDS = 2
 
 
+#: Roles one tool fills said in other words: what a team talks in, meets in, tracks work in, versions code in,
+#: writes code in, works on. A role all of whose words (but its modifiers) are one family's is that role.
+#: Each family: (its words, the words of which a role must hold one: "calls" alone may be phone calls).
+_ROLE_FAMILIES = {
+    "talk": (frozenset(words("communication communicate interaction messaging message chat discussion conversation")),
+             frozenset(words("communication communicate interaction messaging message chat discussion conversation"))),
+    "meet": (frozenset(words("video call meeting conference conferencing")),
+             frozenset(words("video meeting conference conferencing"))),
+    "track": (frozenset(words("project management task tracking ticket issue")),
+              frozenset(words("management tracking ticket"))),
+    "version": (frozenset(words("version control system vcs repository source")),
+                frozenset(words("version vcs repository"))),
+    "write": (frozenset(words("ide editor integrated development environment")), frozenset(words("ide editor integrated"))),
+    "machine": (frozenset(words("computer machine laptop desktop workstation development")),
+                frozenset(words("computer machine laptop desktop workstation"))),
+}
+#: Words that only say whose or how much of a role: "internal communication", "all team communication".
+_ROLE_MODIFIERS = frozenset(words("internal external team day-to-day daily everyday regular quick general online "
+                                  "remote company-wide most"))
+
+
+def _family(frame: frozenset[str]) -> str:
+    """The family every word of a role (but its modifiers) belongs to, when it holds one of its anchors; or ''."""
+    plain = {w for w in frame if not w.startswith("in:")} - _ROLE_MODIFIERS
+    found = [name for name, (family, anchors) in _ROLE_FAMILIES.items() if plain and plain <= family and plain & anchors]
+    return found[0] if len(found) == 1 else ""
+
+
 def _same_frame(a: Slot, b: Slot) -> bool:
     """One frame; or one role said more or less fully: the one's words in the other's, at least MIN_ROLE_WORDS
     of them, and the same place ("for testing in the legacy service" stays that service's slot)."""
@@ -542,6 +573,8 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     plain_b = {w for w in b.frame if not w.startswith("in:")}
     if a.frame - plain_a != b.frame - plain_b:
         return False
+    if _family(a.frame) and _family(a.frame) == _family(b.frame):  # "internal communication" / "chat"
+        return True
     small, large = sorted((plain_a, plain_b), key=len)
     if len(small) >= MIN_ROLE_WORDS and small <= large:
         return True

@@ -190,3 +190,25 @@ def test_a_tool_rolled_out_or_standardised_on_across_the_company_fills_the_role(
     change = slot_change("We've decided to standardize on Asana for project management across the entire company.",
                          "Use Trello for project management.")
     assert change is not None and "'Trello' -> 'Asana'" in change.reason()
+
+
+def test_a_role_said_in_other_words_of_its_family_is_the_same_role() -> None:
+    change = slot_change("Going forward, use Slack for all internal communication.",
+                         "Let's use Discord as our main tool for day-to-day chat.")
+    assert change is not None and "'Discord' -> 'Slack'" in change.reason()
+    change = slot_change("I know you've used Skype for some of your calls, but going forward, use Zoom instead.",
+                         "We use Google Meet for video calls.")
+    assert change is None  # "calls" alone may be phone calls: not the video-call role
+    change = slot_change("From now on, we're standardizing on MacBooks as our main development machine.",
+                         "Use a Windows laptop as your main computer.")
+    assert change is not None and "'a Windows laptop' -> 'MacBooks'" in change.reason()
+    # another family, or a role of two families' words, is another slot
+    assert slot_change("Going forward, use Zoom for video meetings.", "Use Slack for team chat.") is None
+    assert slot_change("Going forward, use Linux as our development environment.",
+                       "Use PyCharm as your preferred IDE.") is None
+
+
+def test_a_value_said_with_when_it_starts_is_the_value() -> None:
+    change = slot_change("Now, regarding our video calls, I'd like us to start using Zoom going forward.",
+                         "From now on, we are standardizing video calls across the company, and we'll be using Google Meet.")
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
