@@ -779,6 +779,8 @@ def _plan(turn: SessionTurn) -> list[RawProposal]:
             if len(piece) + 1 > SUMMARY_CHARS:
                 break
             summary = piece
+        if summary == section:  # the first item alone too long: its first clause, when that stands alone
+            summary = (fit_summary(f"{section}: {items[0]}") or section).rstrip(".")
         if summary == section:
             return
         content = f"{lead}{section}: " + "; ".join(items)
@@ -905,7 +907,7 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
         if not made and turn.source not in ("answer", "plan"):
             text = typed(turn.text) if turn.role == "user" else turn.text
             turn = SessionTurn(turn.uuid, turn.role, rejoin(text), turn.line, turn.source)
-            made = _user(turn) + _lead_in_bullets(turn) if turn.role == "user" else _agent(turn)
+            made = _user(turn) + _lead_in_bullets(turn) + _plan(turn) if turn.role == "user" else _agent(turn)
         for proposal in made:
             key = " ".join(proposal.summary.casefold().split())
             gist = _gist(proposal.summary)

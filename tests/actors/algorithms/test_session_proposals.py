@@ -381,3 +381,14 @@ def test_findings_the_agent_states_without_a_label_are_learnings(tmp_path) -> No
                       ".js files."),
         ("learnings", "The existing frontend is built on Stellar, not Solana."),
         ("learnings", "Note caseId stays camelCase as a query string parameter (?caseId=...)")]
+
+
+def test_a_spec_the_user_writes_gives_its_decision_sections_like_an_approved_plan(tmp_path) -> None:
+    w = _writer("b4c5")
+    w.user("You are building the HarborGate system.\n\n## Tech Stack\n"
+           "- Frontend: Vanilla HTML/CSS/JavaScript (NO frameworks, NO build tools, NO npm for the app)\n"
+           "- Routing: Hash-based (#/reservations, #/map)\n\n## Steps\n1. Write the router\n")
+    [(ns, summary, content)] = _read(tmp_path, w)
+    assert (ns, summary) == ("decisions", "Tech Stack: Frontend Vanilla HTML/CSS/JavaScript (NO frameworks, NO build "
+                                          "tools, NO npm for the app)")
+    assert "Routing Hash-based" in content
