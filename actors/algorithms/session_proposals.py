@@ -728,6 +728,15 @@ def foreign(text: str) -> bool:
     return other >= 3 and other > sum(t in _ENGLISH for t in tokens)
 
 
+#: A question about this moment's work, whose answer is a one-off choice, not a decision to keep: "Should I
+#: create the scaffold now?", "How do you want to get the file onto your phone?", "How would you like to proceed?".
+_ONE_OFF_QUESTION = re.compile(
+    r"\b(?:now|next|first|right\s+away|yet|go\s+ahead|proceed|continue)\W*\?\s*$"
+    r"|\bhow\s+(?:do|would|should)\s+(?:you|i|we)\s+(?:(?:like|want)\s+(?:me\s+)?to\s+)?(?:get|send|share|deliver|"
+    r"transfer|receive|access|see|view|open|proceed|continue|test\s+it|run\s+it)\b"
+    r"|\bnext\s+step", re.IGNORECASE)
+
+
 def _answers(turn: SessionTurn) -> list[RawProposal]:
     """The answers to one call of the agent's question tool: one decision, each question's header (or the
     question) and the option chosen, as many as fit in the summary and all in the content (the questions asked
@@ -737,7 +746,7 @@ def _answers(turn: SessionTurn) -> list[RawProposal]:
     specifics: list[str] = []
     for row in turn.text.split("\n"):
         question, chosen, overridden, header = (row.split("\t") + ["", "", "", ""])[:4]
-        if not chosen or "?" in chosen or len(chosen.split()) > 40:
+        if not chosen or "?" in chosen or len(chosen.split()) > 40 or _ONE_OFF_QUESTION.search(question):
             continue
         topic = header or question.rstrip("?")
         piece = f"{topic}: {chosen}"

@@ -392,3 +392,21 @@ def test_a_spec_the_user_writes_gives_its_decision_sections_like_an_approved_pla
     assert (ns, summary) == ("decisions", "Tech Stack: Frontend Vanilla HTML/CSS/JavaScript (NO frameworks, NO build "
                                           "tools, NO npm for the app)")
     assert "Routing Hash-based" in content
+
+
+def test_an_answer_to_a_question_about_this_moments_work_is_no_decision(tmp_path) -> None:
+    w = _writer("c6d7")
+    w.ask([{"question": "Should I create the scaffold now?", "header": "Next", "multiSelect": False,
+            "options": [{"label": "Create it", "description": ""}, {"label": "Keep discussing the design",
+                                                                     "description": ""}]},
+           {"question": "How do you want to get the session log onto your phone?", "header": "Transfer",
+            "multiSelect": False,
+            "options": [{"label": "GitHub Gist", "description": ""}, {"label": "Email", "description": ""}]},
+           {"question": "Which data should the first version support?", "header": "Data", "multiSelect": False,
+            "options": [{"label": "6DOF rigid bodies and 3D markers", "description": ""},
+                        {"label": "Skeletons too", "description": ""}]}],
+          {"Should I create the scaffold now?": "Keep discussing the design",
+           "How do you want to get the session log onto your phone?": "GitHub Gist",
+           "Which data should the first version support?": "6DOF rigid bodies and 3D markers"})
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Data: 6DOF rigid bodies and 3D markers.")]
