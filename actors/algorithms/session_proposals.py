@@ -208,6 +208,9 @@ _AGENT_CAUSE = re.compile(
     r"|\bby\s+default\s+(?:it|they)\s+(?:rejects?|ignores?|blocks?|strips?|drops?|skips?|refuses?)\b"
     r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b"
     r"|\bhas\s+an?\s+(?:[\w-]+\s+){0,3}bug\b"
+    # what a named tool or service requires: "RedStone and DIA both require direct integration with the issuer"
+    r"|^(?-i:[A-Z][\w.+-]*(?:\s+(?:and|&)\s+[A-Z][\w.+-]*)?)\s+(?:both\s+|also\s+|only\s+|still\s+)?requires?\s+"
+    r"(?!you\b|us\b|me\b)"
     # a requirement found: "the frontend directory needs a package.json with type module so Node can import ..."
     r"|\bneeds?\s+(?:a|an|its\s+own|the)\s+.{0,80}?\bso\s+(?:that\s+)?\w+(?:\s+\w+)?\s+can\b",
     re.IGNORECASE)

@@ -410,3 +410,11 @@ def test_an_answer_to_a_question_about_this_moments_work_is_no_decision(tmp_path
            "Which data should the first version support?": "6DOF rigid bodies and 3D markers"})
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "Data: 6DOF rigid bodies and 3D markers.")]
+
+
+def test_what_a_named_tool_requires_is_a_learning(tmp_path) -> None:
+    w = _writer("d8e9")
+    w.assistant("RedStone and DIA both require direct integration with the asset issuer.\n\n"
+                "Phase two requires you to review the pull request first.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("learnings", "RedStone and DIA both require direct integration with the asset issuer.")]
