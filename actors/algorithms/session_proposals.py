@@ -81,7 +81,8 @@ _USER_DECISION = re.compile(
     r"|we(?:'ve|\s+have)\s+(?:started\s+using|begun\s+using|switched\s+to|moved\s+to|adopted)\b"
     r"|we(?:'ll|\s+will)\s+be\s+(?:using|utili[sz]ing|switching\s+to|moving\s+to|adopting)\b"
     r"|decision\s+is\b|the\s+decision\b)"
-    r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)),?\s+(?=\w)"
+    r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)|generally"
+    r"|in\s+general|as\s+a\s+(?:general\s+)?rule),?\s+(?=\w)"
     r"|(?=(?:always|never)\s+\w+)"
     r"|(?=(?:we|this\s+project|the\s+project)\s+(?:always|never|only)\s+\w+)"
     r")", re.IGNORECASE)
@@ -644,8 +645,12 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         again = _USER_DECISION.match(statement) if dropped else None  # "from now on, let's use Skype"
         if again and any(again.groups()):
             statement = statement[again.end():]
-        general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this)", dropped or "",
+        general = bool(re.match(r"(?:from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this|generally|in\s+general"
+                                r"|as\s+a)", dropped or "",
                                 re.IGNORECASE))
+        if re.match(r"(?:generally|in\s+general|as\s+a)", dropped or "", re.IGNORECASE) \
+                and re.search(r"\b(?:these|those)\b", statement, re.IGNORECASE):
+            return False  # "generally, we host these meetings ...": about what was named before, not standing alone
         return _proposal("decisions", statement, rest, turn, relevance=0.85,
                          actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
                          else 0.85, cue="user decision") or False

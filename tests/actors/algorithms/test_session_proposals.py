@@ -418,3 +418,11 @@ def test_what_a_named_tool_requires_is_a_learning(tmp_path) -> None:
                 "Phase two requires you to review the pull request first.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("learnings", "RedStone and DIA both require direct integration with the asset issuer.")]
+
+
+def test_a_rule_the_user_states_after_generally_is_a_decision(tmp_path) -> None:
+    w = _writer("e1f2")
+    w.user("generally, a person needs to be over 18 to enrol with us, so please make sure this is shown within "
+           "sign up for date of birth.\n\nGenerally, we host these town hall meetings once every quarter.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "A person needs to be over 18 to enrol with us.")]
