@@ -98,6 +98,11 @@ _CHANGE_VERB = re.compile(r"^(?:please\s+)?(?:switch|move|migrate|replace|drop|s
 _USER_BLOCKER = re.compile(r"\b(?:we'?re|we\s+are|i'?m|i\s+am|this\s+is|it'?s)\s+(?:still\s+)?(?:blocked|stuck)\s+"
                            r"(?:on|by)\b|\bblocked\s+(?:on|by|until)\b", re.IGNORECASE)
 _AGENT_LEARNING = re.compile(r"^(?=the\s+root\s+cause\s+(?:was|is)\b|(?:it\s+)?turns\s+out\b)", re.IGNORECASE)
+#: An absence the agent found, naming what is absent: "No id_verified or similar field exists on the User model".
+_ABSENT = re.compile(r"^no\s+\S+.{0,40}?\b(?:exists?|is\s+defined)\b", re.IGNORECASE)
+#: What the agent finds missing on the machine: "Anchor and Solana CLI aren't installed yet".
+_AGENT_BLOCKER = re.compile(r"\b(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:yet\s+)?(?:installed|configured|set\s+up)\b",
+                            re.IGNORECASE)
 #: What the agent notices, led by "Interesting —": the finding after the lead-in.
 _NOTICED = re.compile(r"^(?:interesting(?:ly)?|notably)\s*[—–:,-]\s*(?=\w)", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|might|could\s+we|should\s+we|what\s+if|not\s+sure|i\s+think\s+we\s+could"
@@ -684,6 +689,10 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
                 statement = f"The root cause was {statement[:1].lower()}{statement[1:]}"
             made = _proposal(_LABEL_NS[kind], statement, rest, turn, relevance=0.85,
                              actionability=0.85 if _LABEL_NS[kind] != "learnings" else 0.8, cue="agent label")
+        elif _ABSENT.match(sentence) and _SPECIFIC.search(sentence) and not _NOT_KEPT.search(sentence):
+            made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent absence")
+        elif _AGENT_BLOCKER.search(sentence) and not _NOT_KEPT.search(sentence):
+            made = _proposal("blockers", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent blocker")
         elif _NOTICED.match(sentence) and not _NOT_KEPT.search(sentence) \
                 and not re.search(r"\b(?:appears|seems|looks\s+like|likely)\b", sentence, re.IGNORECASE):
             made = _proposal("learnings", sentence[_NOTICED.match(sentence).end():], rest, turn, relevance=0.8,

@@ -426,3 +426,12 @@ def test_a_rule_the_user_states_after_generally_is_a_decision(tmp_path) -> None:
            "sign up for date of birth.\n\nGenerally, we host these town hall meetings once every quarter.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "A person needs to be over 18 to enrol with us.")]
+
+
+def test_what_the_agent_finds_missing_is_a_blocker_or_a_learning_when_it_names_it(tmp_path) -> None:
+    w = _writer("f3a4")
+    w.assistant("Anchor and Solana CLI aren't installed yet. I'll write the program source so you can build it later.")
+    w.assistant("No `id_verified` or similar field exists on the User model.\n\nNo dominant standard exists yet.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("blockers", "Anchor and Solana CLI aren't installed yet."),
+        ("learnings", "No id_verified or similar field exists on the User model.")]
