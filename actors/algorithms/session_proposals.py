@@ -98,6 +98,10 @@ _CHANGE_VERB = re.compile(r"^(?:please\s+)?(?:switch|move|migrate|replace|drop|s
 _USER_BLOCKER = re.compile(r"\b(?:we'?re|we\s+are|i'?m|i\s+am|this\s+is|it'?s)\s+(?:still\s+)?(?:blocked|stuck)\s+"
                            r"(?:on|by)\b|\bblocked\s+(?:on|by|until)\b", re.IGNORECASE)
 _AGENT_LEARNING = re.compile(r"^(?=the\s+root\s+cause\s+(?:was|is)\b|(?:it\s+)?turns\s+out\b)", re.IGNORECASE)
+#: A distinction the agent draws about a named thing: "The follow-up payload is a full re-extraction, not a sparse
+#: delta", "the pop-up tab should create an Announcement, not call the /notify/ endpoint".
+_CONTRAST = re.compile(r"^(?:the\s+)?(?-i:[A-Z\"'][\w\"' .-]{2,40}?)\s+(?:is|are|uses?|should|must|stays?|runs?|takes?|"
+                       r"returns?|lives?)\b[^,;]{3,80},\s+not\s+\w", re.IGNORECASE)
 #: An absence the agent found, naming what is absent: "No id_verified or similar field exists on the User model".
 _ABSENT = re.compile(r"^no\s+\S+.{0,40}?\b(?:exists?|is\s+defined)\b", re.IGNORECASE)
 #: What the agent finds missing on the machine: "Anchor and Solana CLI aren't installed yet".
@@ -689,6 +693,8 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
                 statement = f"The root cause was {statement[:1].lower()}{statement[1:]}"
             made = _proposal(_LABEL_NS[kind], statement, rest, turn, relevance=0.85,
                              actionability=0.85 if _LABEL_NS[kind] != "learnings" else 0.8, cue="agent label")
+        elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence):
+            made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75, cue="agent contrast")
         elif _ABSENT.match(sentence) and _SPECIFIC.search(sentence) and not _NOT_KEPT.search(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent absence")
         elif _AGENT_BLOCKER.search(sentence) and not _NOT_KEPT.search(sentence):

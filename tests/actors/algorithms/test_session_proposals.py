@@ -435,3 +435,10 @@ def test_what_the_agent_finds_missing_is_a_blocker_or_a_learning_when_it_names_i
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("blockers", "Anchor and Solana CLI aren't installed yet."),
         ("learnings", "No id_verified or similar field exists on the User model.")]
+
+
+def test_a_distinction_the_agent_draws_about_a_named_thing_is_a_learning(tmp_path) -> None:
+    w = _writer("a5b6")
+    w.assistant("The follow-up payload is a full re-extraction, not a sparse delta. This is the moat, not the code.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("learnings", "The follow-up payload is a full re-extraction, not a sparse delta.")]
