@@ -2,9 +2,10 @@
 
 Conservative by design. It proposes only a complete statement that someone
 made as a memory. Where a decision lives decides how it is read: the user's
-answer to the agent's question (each answer a decision, noting the option the
-agent recommended when another was chosen), a plan the user approved (its
-decision sections, one proposal each), the reason the user gave for rejecting
+answers to one call of the agent's question tool (one decision, noting the
+option the agent recommended when another was chosen; not a choice about this
+moment's work: "should I create it now?"), a plan the user approved or a spec
+the user wrote (its decision sections, one proposal each), the reason the user gave for rejecting
 a tool call and what the user typed while the agent worked (read as the user's
 own turns). In what was said: an explicit marker (`[decision] ...`, `▶ learned ───`
 blocks, `:::blocker` blocks, the markers git-notes-memory's users already
@@ -13,7 +14,9 @@ on we ...", "we decided to ..."), a lesson the user states ("turns out ...",
 "TIL ..."), a blocker the user names, and a labelled conclusion of the agent
 ("Decision: ...", "Root cause: ...", "The root cause was ..."), a cause or
 gotcha the agent states plainly ("found a bug: ...", "X isn't available in
-Node 18", "X only governs Y", "... by default"), and the user's rules and
+Node 18", "X only governs Y", "... by default", "X has a precedence bug", "X
+needs Y so Z can ...", "X and Y both require ...", "Interesting — ...", "X is
+A, not B", "No <named thing> exists on Y", "X isn't installed yet"), and the user's rules and
 instructions ("I want the messages in French", "don't ...", "X must only
 ...", "keep X pure", "one of our standards is that ...", "it's important that
 you ...", "start your function names with ...", "add X to all your methods"),
@@ -25,7 +28,9 @@ another language than English is not read (counted by `foreign`). Never a
 question, a plan still hedged, a status update, a transient error, code, or
 the agent narrating its work; never what asks for nothing a later session can
 act on (a rule announced but not said, a topic introduced, an attitude or a
-one-off task, a quality only, a value judgement, praise, a cheer, an offer of
+one-off task (a thing to make: "I need a multi-stage build", the task's guard:
+"do not break any existing tests", a request pointing at a screenshot, the
+numbered steps of a task, output the user pasted), a quality only, a value judgement, praise, a cheer, an offer of
 help, words pointing back, advice about the workplace rather than the code,
 its tools or the project unless measured); never a sentence cut to fit (a
 statement longer than a summary is kept only when its first clause stands
