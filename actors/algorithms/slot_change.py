@@ -282,6 +282,16 @@ def _role_words(role: str) -> set[str]:
     return found | {f"in:{w}" for w in scope}
 
 
+#: The value an instruction replaces, said after it: "'o_' instead of the previously instructed 'get_'".
+_INSTEAD_OF = re.compile(r"\s*,?\s+(?i:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?i:(?:the|our|your|any)\s+)?"
+                         r"(?i:(?:previously|formerly|earlier)\s+\w+\s+|(?:old|current|previous|earlier)\s+)?"
+                         r"(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`|[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
+#: "a coding assistant called Codestral", "a new tool we're adopting, called Asana": a tool named for its role.
+_CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
+                     r"(?:\s+(?:we|we're|that|which|i|you|they)\b[\w' ]{0,30})?,?\s+(?:called|named)\s+"
+                     r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
+#: ... and said to be taken up, not only mentioned.
+_CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
 #: What a naming convention names, the longer first ("function argument names" are not "function names").
 _KIND = re.compile(r"\b(?P<k>function\s+argument|function\s+parameter|argument|parameter|attribute|method|function|"
                    r"variable|class|constant|module|file|branch|table|column|field|property|interface|enum|package|"
@@ -362,7 +372,8 @@ def slot_of(sentence: str) -> Slot | None:
         return None
     if re.search(r"\?[\"'”’)]*$", sentence.strip()):  # a question, in quotes or not, states nothing
         return None
-    said = _without_reason(sentence.strip()).strip().rstrip(".!")
+    # "start with 'o_' instead of the previously instructed 'get_'": the value replaced is not a value said
+    said = _INSTEAD_OF.sub("", _without_reason(sentence.strip())).strip().rstrip(".!")
     text = _without_lead_in(said)
     if not text or text.endswith("?"):
         return None
@@ -392,6 +403,11 @@ def slot_of(sentence: str) -> Slot | None:
                     exclusive=_ADDITIVE.search(text) is None and len(words(values[0])) <= MAX_ROLE_VALUE,
                     sentence=sentence, whole=_frame(text, []), role=True,
                     head=frozenset(_role_words(first_part)) if first_part != role["role"] else frozenset())
+    elif (called := _CALLED.search(text)) is not None and (called_role := _role_words(called["role"])):
+        # "a new coding assistant we're adopting, called CodeWhisperer": the tool named for its role
+        return Slot(frame=frozenset(called_role), value=called["v"], positive=positive,
+                    exclusive=_ADDITIVE.search(text) is None and _CALLED_IN_USE.search(text) is not None,
+                    sentence=sentence, whole=_frame(text, []), role=True)
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None

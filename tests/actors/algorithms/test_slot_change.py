@@ -212,3 +212,20 @@ def test_a_value_said_with_when_it_starts_is_the_value() -> None:
     change = slot_change("Now, regarding our video calls, I'd like us to start using Zoom going forward.",
                          "From now on, we are standardizing video calls across the company, and we'll be using Google Meet.")
     assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+
+
+def test_the_value_an_instruction_replaces_is_not_a_value_it_says() -> None:
+    change = slot_change("All method names should start with 'o_' instead of the previously instructed 'get_'.",
+                         "From now on, start all method names with 'md_'.")
+    assert change is not None and "'md_' -> 'o_'" in change.reason()
+    change = slot_change("Use Zoom instead of Skype for video calls.", "We use Google Meet for video calls.")
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+
+
+def test_a_tool_called_by_name_for_its_role_fills_the_role_when_taken_up() -> None:
+    change = slot_change("I think it would be best if you started using TabNine as your coding assistant.",
+                         "I want to update you on a new coding assistant we're adopting, called CodeWhisperer.")
+    assert change is not None and "'CodeWhisperer' -> 'TabNine'" in change.reason()
+    # only mentioned, not taken up: nothing replaced
+    assert slot_change("I think it would be best if you started using TabNine as your coding assistant.",
+                       "I read about a coding assistant called CodeWhisperer.") is None
