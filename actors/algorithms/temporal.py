@@ -20,7 +20,9 @@ reported in order of appearance, and the longest phrase starting earliest wins, 
   before / containing / after (span, 0.6 / 0.5).
 - last weekend: the Saturday..Sunday ending on the most recent Sunday strictly before the
   recorded day; next weekend: starting on the first Saturday strictly after it; this weekend:
-  the Saturday..Sunday of the recorded day's ISO week (span, 0.7).
+  the Saturday..Sunday of the recorded day's ISO week (span, 0.7). A weekend named without them
+  ("over the weekend", "had a super fun weekend"): the nearest one on or before the recorded day
+  (0.7), on or after it in the future tense (0.6).
 - last <weekday>: the most recent such day strictly before the recorded day; next <weekday>:
   the first strictly after; this <weekday>: that day of the recorded day's ISO week (0.8 each);
   on <weekday>: the most recent such day on or before the recorded day (0.7; memories mostly
@@ -57,8 +59,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, matched_event_words, plan_asked,
-                                                      report_score, reports_change)
+from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, matched_event_words, names,
+                                                      plan_asked, report_score, reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -72,6 +74,12 @@ REPORT_MAX, REPORT_MAX_CHANGE = 1.0, 1.3
 LATER_MENTION = 0.5
 #: How sure the day a memory was recorded is as the day of what it reports, when it states no date.
 RECORDED_DAY = 0.5
+#: What a memory holding only some of the event words another holds keeps of its support.
+PARTIAL_MATCH = 0.75
+#: What a turn said by someone other than the people a question asks about loses from its report score.
+OTHER_SPEAKER = 0.3
+#: A turn of a logged conversation: "Name: what they said".
+_SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -172,6 +180,16 @@ def _weekend(match: re.Match[str], day: date) -> _Found:
     else:
         start, how = day + timedelta(days=5 - day.weekday()), "the weekend of the recorded day's ISO week"
     return _Found(start, start + timedelta(days=1), 0.7, how)
+
+
+def _the_weekend(match: re.Match[str], day: date) -> _Found:
+    """A weekend named without "last" or "next" ("I had a super fun weekend", "over the weekend"): the nearest one
+    on or before the recorded day, or after it in a sentence about the future."""
+    if _future(match):
+        start = day + timedelta(days=(5 - day.weekday()) % 7)
+        return _Found(start, start + timedelta(days=1), 0.6, "the weekend on or after the recorded day")
+    start = day - timedelta(days=(day.weekday() - 5) % 7)
+    return _Found(start, start + timedelta(days=1), 0.7, "the nearest weekend on or before the recorded day")
 
 
 def _weekday(match: re.Match[str], day: date) -> _Found:
@@ -341,6 +359,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], _Found]], .
     (_rule(r"\b(?P<rel>last|this|next)\s+month\b"), _month),
     (_rule(r"\b(?P<rel>last|this|next)\s+year\b"), _year),
     (_rule(r"\b(?P<rel>last|this|next)\s+weekend\b"), _weekend),
+    (_rule(r"\b(?:over|during|on)\s+the\s+weekend\b(?!\s+(?:before|after))"
+           r"|\b(?:had|spent|enjoyed)\s+(?:a|an|my|the)\s+(?:[a-z-]+\s+){0,3}?weekend\b"), _the_weekend),
     (_rule(rf"\b(?P<rel>last|this|next|on)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\b"), _weekday),
     (_rule(r"(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])"), _iso_date),
     (_rule(rf"\b{_MONTH}\s+{_DAY}(?!\s*[:%])(?!-){_YEAR}"), _month_day),
@@ -454,7 +474,10 @@ def _zone_name(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or tz.tzname(None) or str(tz)
 
 
-def _candidate(question: str, item: Evidence, tz: tzinfo) -> tuple[float, TemporalResolution | None, str]:
+_Scored = tuple[float, "TemporalResolution | None", str]
+
+
+def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     """(report score, the date the memory gives, how it was read) for one recalled memory: its most
     confident date phrase on or before the day it was recorded (the first of equals; a later date is a
     plan, not a report; for a question about a plan, one on or after it), else its most confident one, else
@@ -489,12 +512,63 @@ def _supports(question: str, scores: Sequence[float], recorded: Sequence[float],
     return out
 
 
+def _speaker(text: str) -> str | None:
+    """The speaker of a logged conversation turn ("Audrey: Last week I ..." -> "audrey"), None for other text."""
+    found = _SPEAKER.match(text)
+    return found[1].lower() if found else None
+
+
+def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[str]) -> list[_Scored]:
+    """In turns of a logged conversation, an event the question asks of a speaker is told by that speaker: a
+    turn said by another ("Evan: Hey Sam, I started lifting ...") loses OTHER_SPEAKER, however it names them."""
+    speakers = {s for t in texts if (s := _speaker(t)) is not None}
+    asked = {n for n in names(question) if n in speakers}
+    if not asked:
+        return candidates
+    return [(round(c[0] - OTHER_SPEAKER, 4), c[1], c[2]) if (s := _speaker(t)) is not None and s not in asked else c
+            for c, t in zip(candidates, texts)]
+
+
+def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
+                        tz: tzinfo) -> list[_Scored]:
+    """A report that states no date takes the date of a later memory the same day that retells the same event
+    with one ("I started a yoga class in the neighborhood", then "I hosted a class for them on Friday"): it holds
+    only event words of the question the report holds, at least one, and says when."""
+    if change_asked(question) is not None:
+        return candidates
+    held = [matched_event_words(question, e.text) for e in evidence]
+    days = [_local_day(e.timestamp, tz) for e in evidence]
+    out = list(candidates)
+    for i, (score, resolution, _) in enumerate(candidates):
+        if resolution is not None or not held[i]:
+            continue
+        retold = [j for j in range(len(evidence)) if candidates[j][1] is not None and days[j] == days[i]
+                  and evidence[j].timestamp > evidence[i].timestamp and held[j] and held[j] <= held[i]
+                  and candidates[j][1].resolved_date <= days[j]]
+        if retold:
+            j = min(retold, key=lambda j: evidence[j].timestamp)
+            out[i] = (score, candidates[j][1], f"{candidates[j][2]} (said when the event was retold)")
+    return out
+
+
+def _partial(question: str, support: list[float], texts: Sequence[str]) -> list[float]:
+    """A memory holding only some of the event words another holds ("a yoga class" against "a yoga class in the
+    neighborhood") tells a like event, not the one asked about: it counts PARTIAL_MATCH of its support."""
+    if change_asked(question) is not None:
+        return support
+    held = [matched_event_words(question, t) for t in texts]
+    return [s * PARTIAL_MATCH if any(held[i] < held[j] for j in range(len(texts))) else s
+            for i, s in enumerate(support)]
+
+
 def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime, tz: tzinfo) -> ReasonedAnswer:
     """Offline answer to a date question from ranked evidence.
 
     Each recalled memory is a candidate: how well it reports the event (actors/algorithms/event_report.py: the
     question's event words, with a date or in the past tense, the change a change question asks about; a later
-    mention of the same event counts half) times how sure its date is (the date it states on or before the day
+    mention of the same event counts half; one holding only some of the event words another holds, PARTIAL_MATCH;
+    a conversation turn by another speaker than the one asked about, OTHER_SPEAKER less; an undated report takes
+    the date of its retelling the same day) times how sure its date is (the date it states on or before the day
     it was written — on or after it for a question about a plan — else that day, held less surely). A "which
     year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
     (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
@@ -506,9 +580,12 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     wants_distance = _DISTANCE_QUESTION.search(question) is not None
     wants_year = _YEAR_QUESTION.search(question) is not None
     zone = _zone_name(tz)
-    candidates = [_candidate(question, item, tz) for item in evidence]
+    candidates = _other_speakers(question, [_candidate(question, item, tz) for item in evidence],
+                                 [e.text for e in evidence])
     recorded = [_as_aware(e.timestamp).timestamp() for e in evidence]
+    candidates = _dated_by_retelling(question, candidates, evidence, tz)
     support = _supports(question, [c[0] for c in candidates], recorded, [e.text for e in evidence])
+    support = _partial(question, support, [e.text for e in evidence])
 
     def answered(i: int) -> tuple[date, date | None, float, str]:
         item, (_, resolution, _) = evidence[i], candidates[i]

@@ -696,3 +696,44 @@ def test_get_is_no_event_word() -> None:
     answer = compose_answer("When did Cleo get into an accident in the park?", [got, report],
                             now=datetime(2023, 11, 1, tzinfo=UTC), tz=UTC)
     assert answer.source_memory_ids == ("report",) and answer.answer.startswith("2023-10-23")
+
+
+def test_a_weekend_named_without_last_or_next_is_the_nearest_one_before_or_after_in_the_future_tense() -> None:
+    monday = datetime(2022, 11, 7, 12, tzinfo=UTC)
+    had = resolve_relative_dates("I had a super fun weekend - I worked with a game developer", memory_id="m",
+                                 recorded_at=monday, tz=UTC)
+    assert [(r.resolved_date, r.resolved_end) for r in had] == [(date(2022, 11, 5), date(2022, 11, 6))]
+    will = resolve_relative_dates("We'll fix it over the weekend", memory_id="m", recorded_at=monday, tz=UTC)
+    assert [(r.resolved_date, r.resolved_end) for r in will] == [(date(2022, 11, 12), date(2022, 11, 13))]
+    assert resolve_relative_dates("the weekend before the launch", memory_id="m", recorded_at=monday,
+                                  tz=UTC)[0].original_text == "the weekend before"
+
+
+def test_an_event_asked_of_one_speaker_is_told_in_that_speakers_turn_not_in_one_addressed_to_them() -> None:
+    other = evidence("evan", "Evan: Hey Sam! I started going to the gym yesterday.", datetime(2023, 3, 2, tzinfo=UTC))
+    own = evidence("sam", "Sam: I started going to the gym last week.", datetime(2023, 3, 9, tzinfo=UTC))
+    answer = compose_answer("When did Sam start going to the gym?", [other, own], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("sam",)
+    assert answer.answer.startswith("2023-02-27")
+
+
+def test_a_memory_holding_only_some_of_the_event_words_another_holds_tells_a_like_event() -> None:
+    like = evidence("like", "Deborah: This is where I taught a yoga class yesterday.", datetime(2023, 2, 4, tzinfo=UTC))
+    full = evidence("full", "Deborah: I started a yoga class in the neighborhood last month.",
+                    datetime(2023, 3, 13, tzinfo=UTC))
+    answer = compose_answer("When did Deborah start the yoga class in the neighborhood?", [like, full],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("full",)
+    assert answer.answer.startswith("2023-02-01")
+
+
+def test_an_undated_report_takes_the_date_of_its_retelling_later_the_same_day() -> None:
+    report = evidence("report", "Deborah: I started this yoga class in the neighborhood, such a good feeling.",
+                      datetime(2023, 3, 13, 10, tzinfo=UTC))
+    retold = evidence("retold", "Deborah: My neighbors wanted to try yoga, so I hosted a class for them on Friday.",
+                      datetime(2023, 3, 13, 10, 2, tzinfo=UTC))
+    answer = compose_answer("When did Deborah start the yoga class in the neighborhood?", [report, retold],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("report",)
+    assert answer.answer == "2023-03-10 (Friday)"
+    assert "retold" in answer.reasoning
