@@ -76,6 +76,10 @@ LATER_MENTION = 0.5
 RECORDED_DAY = 0.5
 #: What a memory holding only some of the event words another holds keeps of its support.
 PARTIAL_MATCH = 0.75
+#: A question asking when something happened first ("When did Sam first go to the doctor?") is answered by the
+#: earliest date among the answers at least this share as sure as the best.
+FIRST_CLOSE = 0.8
+_FIRST = re.compile(r"\bfirst\b(?!\s+(?:week|month|day|time|of)\b)", re.IGNORECASE)
 #: What a turn said by someone other than the people a question asks about loses from its report score.
 OTHER_SPEAKER = 0.3
 #: A turn of a logged conversation: "Name: what they said".
@@ -603,6 +607,9 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
 
     answers = [answered(i) for i in range(len(evidence))]
     chosen_at = min(range(len(evidence)), key=lambda i: (-answers[i][2], recorded[i], i))
+    if _FIRST.search(question):  # "when did X first ...": the earliest of the answers nearly as sure as the best
+        close = [i for i in range(len(evidence)) if answers[i][2] >= FIRST_CLOSE * answers[chosen_at][2]]
+        chosen_at = min(close, key=lambda i: (answers[i][0], recorded[i], i))
     start, end, confidence, answer = answers[chosen_at]
     item, (_, chosen, how) = evidence[chosen_at], candidates[chosen_at]
     recorded_day = _local_day(item.timestamp, tz)

@@ -737,3 +737,14 @@ def test_an_undated_report_takes_the_date_of_its_retelling_later_the_same_day() 
     assert answer.source_memory_ids == ("report",)
     assert answer.answer == "2023-03-10 (Friday)"
     assert "retold" in answer.reasoning
+
+
+def test_a_question_about_the_first_time_is_answered_by_the_earliest_of_nearly_as_sure_reports() -> None:
+    early = evidence("early", "Sam: I had a check-up with my doctor last Friday, the weight wasn't great.",
+                     datetime(2023, 5, 24, tzinfo=UTC))
+    later = evidence("later", "Sam: I went to a weight-loss meeting yesterday.",
+                     datetime(2023, 12, 5, tzinfo=UTC))
+    answer = compose_answer("When did Sam first go to the doctor about his weight?", [early, later],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("early",)
+    assert answer.answer == "2023-05-19 (Friday)"
