@@ -572,7 +572,7 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     question's event words, with a date or in the past tense, the change a change question asks about; a later
     mention of the same event counts half; one holding only some of the event words another holds, PARTIAL_MATCH;
     a conversation turn by another speaker than the one asked about, OTHER_SPEAKER less; an undated report takes
-    the date of its retelling the same day) times how sure its date is (the date it states on or before the day
+    the date of its retelling the same day; "when did X first ..." takes the earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
     it was written — on or after it for a question about a plan — else that day, held less surely). A "which
     year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
     (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
