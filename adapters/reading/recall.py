@@ -22,9 +22,8 @@ Summaries rank alongside memories. Copies of one capture (identical, or cut
 differently) are one result: the group's most complete copy, ranked by its
 best-matching copy, with the copies' date range; memories with the same title
 (one statement captured two ways) are one result, and a summary led by a
-statement already listed, or made from memories already listed, takes the
-highest one's line. A replaced memory is listed with its replacement just
-above it; the agent's narration, lead-ins and bare
+statement already listed takes its line. A replaced memory is listed with
+its replacement just above it; the agent's narration, lead-ins and bare
 headings are not listed (except with `--mode exhaustive`).
 """
 from __future__ import annotations
@@ -274,30 +273,9 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
             if hit.evident and not hits[at].evident:  # the line stands for this copy too
                 hits[at] = replace(hits[at], evident=True)
             continue
-        if head.kind is EntryKind.SUMMARY:
-            # a summary of memories already listed takes the highest one's line: the same statement with its
-            # cluster's facts, and no second line saying it again
-            members = [listed[k] for k in _member_keys(index, head) if k in listed
-                       and hits[listed[k]].entry.kind is EntryKind.MEMORY]
-            if members:
-                at = min(members)
-                hits[at] = RecallHit(head, hits[at].relevance, hits[at].score, hits[at].widened,
-                                     hits[at].evident or hit.evident)
-                listed[head.key] = listed[title] = at
-                continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
     return _current_first(index, hits, limit, mode)
-
-
-def _member_keys(index: RecallIndex, summary: IndexedEntry) -> list[str]:
-    """The keys of `summary`'s members as recall lists them (each one's most complete copy)."""
-    keys = []
-    for source in summary.sources:
-        row = index.entries.row_of(source)
-        if row is not None:
-            keys.append(index.entries[int(index.columns.head[row])].key)
-    return keys
 
 
 def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: str | None) -> list[RecallHit]:
