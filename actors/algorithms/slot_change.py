@@ -293,9 +293,11 @@ _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s
 #: ... and said to be taken up, not only mentioned.
 _CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
 #: What a naming convention names, the longer first ("function argument names" are not "function names").
-_KIND = re.compile(r"\b(?P<k>function\s+argument|function\s+parameter|argument|parameter|attribute|method|function|"
-                   r"variable|class|constant|module|file|branch|table|column|field|property|interface|enum|package|"
-                   r"component|endpoint)(?:e?s)?\b", re.IGNORECASE)
+_KINDS = (r"function\s+argument|function\s+parameter|argument|parameter|attribute|method|function|variable|class|"
+          r"constant|module|file|branch|table|column|field|property|interface|enum|package|component|endpoint")
+_KIND = re.compile(rf"\b(?P<k>{_KINDS})(?:e?s)?\b", re.IGNORECASE)
+#: "end all function and method names with '_b'": one value for two kinds' names.
+_KINDS_JOINED = re.compile(rf"\b(?P<a>(?:{_KINDS}))\s+(?:and|&|or)\s+(?P<b>(?:{_KINDS}))(?=\s+names?\b)", re.IGNORECASE)
 _KIND_SAME = {"function parameter": "function argument", "argument": "function argument",
               "parameter": "function argument"}
 #: "when naming your classes", "for function arguments, ...": the kind named as what is being named.
@@ -477,7 +479,12 @@ def _antecedent(before: str) -> str:
 def slots_of(sentence: str) -> tuple[Slot, ...]:
     """Every slot a sentence fills: its one, or one a clause when it joins naming conventions with "and" ("start
     variable names with 'y_' and end them with '_y'": the second clause's "them" is the first's names, and
-    "... and function names with 'fn_'" puts its value where the first did)."""
+    "... and function names with 'fn_'" puts its value where the first did), or one a kind when one value is
+    given to two kinds' names ("end all function and method names with '_b'")."""
+    if (joined := _KINDS_JOINED.search(sentence)) is not None and len(sentence) <= MAX_SENTENCE:
+        each = [slot_of(sentence[: joined.start()] + joined[k] + sentence[joined.end():]) for k in ("a", "b")]
+        if all(slot is not None and any(w.startswith("at:") for w in slot.frame) for slot in each):
+            return tuple(replace(slot, sentence=sentence, compound=True) for slot in each if slot is not None)
     first = slot_of(sentence)
     if first is None:
         return ()

@@ -229,3 +229,12 @@ def test_a_tool_called_by_name_for_its_role_fills_the_role_when_taken_up() -> No
     # only mentioned, not taken up: nothing replaced
     assert slot_change("I think it would be best if you started using TabNine as your coding assistant.",
                        "I read about a coding assistant called CodeWhisperer.") is None
+
+
+def test_one_value_for_two_kinds_of_names_is_a_slot_for_each() -> None:
+    both = "From now on, end all function and method names with '_b'."
+    change = slot_change("When naming functions, always end the function names with '_gn'.", both)
+    assert change is not None and change.partial and "'_b' -> '_gn'" in change.reason()  # methods keep '_b'
+    change = slot_change(both, "End method names with '_x'.")
+    assert change is not None and not change.partial and "'_x' -> '_b'" in change.reason()
+    assert slot_change(both, "End class names with '_k'.") is None
