@@ -15,6 +15,10 @@ confidence reaches the review queue's bar. Scored:
 - recall: the share of keepers some proposal states;
 - both per source of the keeper (`where`: user, assistant, ask_user_answer, approved_plan, queued_message,
   tool_result) and per language;
+- both again with the keeper's statement also matched ("same statement", printed after the quote-only figures,
+  which stay the headline): a proposal from the keeper's line (within two) whose summary's content words (four at
+  least) are mostly (STATEMENT_SHARE) in the keeper's statement or quote. The labeller quoted one sentence of a
+  turn; a proposal made from another sentence of the same turn that says the same thing is then counted;
 - turns the offline reader could not read (another language), as the report says them.
 """
 
@@ -49,6 +53,12 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: Share of a keeper quote's words a proposal must hold to state it.
 QUOTE_SHARE = 0.6
+#: Share of a proposal summary's content words the keeper's statement (or quote) must hold ("same statement").
+STATEMENT_SHARE = 0.6
+#: Words that say nothing of what a statement is about (left out of the "same statement" match).
+_PLAIN = frozenset("""the and you your our for with that this from all any are was were have has will would should
+must can not but its it's into only also just then than when what which who how there their they them been being
+want need like please make sure use using""".split())
 
 
 def transcript_path(sessions: Path, label: dict[str, Any]) -> Path:
@@ -81,6 +91,19 @@ def states(proposal: dict[str, Any], keeper: dict[str, Any]) -> bool:
     return len(wanted & held) >= QUOTE_SHARE * len(wanted)
 
 
+def same_statement(proposal: dict[str, Any], keeper: dict[str, Any]) -> bool:
+    """Whether a proposal states a keeper by quote (`states`) or says what the keeper's statement says: from the
+    keeper's line (within two), most of its summary's content words in the statement or the quote."""
+    if states(proposal, keeper):
+        return True
+    first, last = proposal["lines"]
+    if not first - 2 <= keeper["line"] <= last + 2:
+        return False
+    said = set(_words(proposal["summary"])) - _PLAIN
+    labelled = set(_words(f"{keeper['statement']} {keeper['quote']}"))
+    return len(said) >= 4 and len(said & labelled) >= STATEMENT_SHARE * len(said)
+
+
 def read_session(path: Path) -> dict[str, Any]:
     """The dry-run report of one transcript, read into an empty repository offline."""
     with TemporaryDirectory() as tmp:
@@ -94,6 +117,8 @@ def read_session(path: Path) -> dict[str, Any]:
 
 def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str, Any]:
     proposals = right = keepers = found = 0
+    right_same = found_same = 0
+    by_source_same: dict[str, Counter] = {}
     by_source: dict[str, Counter] = {}
     by_language: dict[str, Counter] = {}
     unread = Counter()
@@ -110,6 +135,10 @@ def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str,
         language = label.get("language", "?").split(" ")[0]
         hits = [k for k in label["keepers"] if any(states(p, k) for p in proposed)]
         good = [p for p in proposed if any(states(p, k) for k in label["keepers"])]
+        hits_same = [k for k in label["keepers"] if any(same_statement(p, k) for p in proposed)]
+        good_same = [p for p in proposed if any(same_statement(p, k) for k in label["keepers"])]
+        right_same += len(good_same)
+        found_same += len(hits_same)
         proposals += len(proposed)
         right += len(good)
         keepers += len(label["keepers"])
@@ -118,6 +147,9 @@ def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str,
             source = by_source.setdefault(k["where"], Counter())
             source["keepers"] += 1
             source["found"] += k in hits
+            same = by_source_same.setdefault(k["where"], Counter())
+            same["keepers"] += 1
+            same["found"] += k in hits_same
         lang = by_language.setdefault(language, Counter())
         lang["keepers"] += len(label["keepers"])
         lang["found"] += len(hits)
@@ -130,11 +162,11 @@ def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str,
             print(f"\n## {label['repo']} ({language}): {len(hits)}/{len(label['keepers'])} found, "
                   f"{len(good)}/{len(proposed)} proposals right")
             for p in proposed:
-                mark = "+" if p in good else "-"
+                mark = "+" if p in good else "~" if p in good_same else "-"
                 print(f"  {mark} L{p['lines'][0]} [{p['namespace']}] {p['summary'][:110]}")
             for k in label["keepers"]:
                 if k not in hits:
-                    print(f"  missed L{k['line']} {k['where']}/{k['kind']}: {k['statement'][:110]}")
+                    print(f"  {'missed' if k not in hits_same else 'same  '} L{k['line']} {k['where']}/{k['kind']}: {k['statement'][:110]}")
     return {
         "sessions": len(per_session), "missing": missing,
         "proposals": proposals, "right": right, "precision": round(right / proposals, 3) if proposals else None,
@@ -142,6 +174,12 @@ def score(sessions: Path, labels: list[dict[str, Any]], show: bool) -> dict[str,
         "by_source": {k: {**v, "recall": round(v["found"] / v["keepers"], 3)} for k, v in sorted(by_source.items())},
         "by_language": {k: dict(v) for k, v in sorted(by_language.items())},
         "unread": dict(unread),
+        "same_statement": {
+            "right": right_same, "precision": round(right_same / proposals, 3) if proposals else None,
+            "found": found_same, "recall": round(found_same / keepers, 3) if keepers else None,
+            "by_source": {k: {**v, "recall": round(v["found"] / v["keepers"], 3)}
+                          for k, v in sorted(by_source_same.items())},
+        },
         "per_session": per_session,
     }
 
@@ -179,6 +217,11 @@ def main() -> int:
         for language, v in r["by_language"].items():
             print(f"  {language:<16} found {v.get('found', 0)}/{v['keepers']}, "
                   f"right {v.get('right', 0)}/{v.get('proposals', 0)}")
+        same = r["same_statement"]
+        print(f"  same statement: precision {same['precision']} ({same['right']}/{r['proposals']}), "
+              f"recall {same['recall']} ({same['found']}/{r['keepers']})")
+        for source, v in same["by_source"].items():
+            print(f"    {source:<14} {v['found']:>3}/{v['keepers']:<3} recall {v['recall']}")
         if r["unread"]:
             print(f"  unread turns: {r['unread']}")
         if r["missing"]:
