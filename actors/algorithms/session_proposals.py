@@ -114,6 +114,23 @@ _AGENT_BLOCKER = re.compile(r"\b(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:yet\s
                             re.IGNORECASE)
 #: What the agent notices, led by "Interesting —": the finding after the lead-in.
 _NOTICED = re.compile(r"^(?:interesting(?:ly)?|notably)\s*[—–:,-]\s*(?=\w)", re.IGNORECASE)
+#: The agent's choice said with the option it turned down: "I'd add a fourth status, `retained`, rather than folding
+#: this into `unchanged`", "for local dev, I'd set `restart: "no"` — not `always`" (the lead-in up to the verb dropped).
+_AGENT_CHOICE = re.compile(r"^(?:(?:so|for\s+[^,]{3,40}|here),?\s+)?(?:i'?d|i\s+would|i'?ll|i\s+will|we'?d|we'?ll|we\s+will)"
+                           r"\s+(?:(?:also|still|just|rather)\s+)?(?=(?:use|add|set|pin|generate|keep|apply|pick|choose|"
+                           r"go\s+with|store|treat|put|name|return|target|default|model|represent|key|split|cap)\b)",
+                           re.IGNORECASE)
+_TURNED_DOWN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b|(?:\s[—–-]|,)\s+not\s+\S", re.IGNORECASE)
+#: A reason or catch the agent names before a colon: "The reason this is hard: RWA tokens are permissioned".
+_REASON_LEAD = re.compile(r"^(?:the\s+)?(?:reason|catch|key\s+insight|takeaway|trick|caveat)\b[^:.?]{0,50}:\s+(?=\w)",
+                          re.IGNORECASE)
+#: A setting in a named configuration file, as the agent writes it: `application.yml` ... `spring.x.y: non_null`.
+_CONFIG_FILE = re.compile(r"`([\w./-]*\.(?:ya?ml|json|toml|ini|properties|cfg|conf|env))`|`(\.env[\w.]*)`")
+_CONFIG_SETTING = re.compile(r"`((?=[\w-]*[._-])[\w.-]{3,80}\s*(?::|=)\s*[^`\s][^`]{0,60})`")
+#: The agent saying what it recorded for later ("Saved. Here's what I captured:"): the bullets after it.
+_CAPTURED = re.compile(r"\bhere'?s\s+what\s+i(?:'ve)?\s+(?:captured|saved|noted|recorded|stored|remembered)\b"
+                       r"|\b(?:saved|noted|recorded|stored)\s+(?:this\s+)?(?:to|in)\s+(?:memory|memories|claude\.md|"
+                       r"agents\.md|the\s+notes?)\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|might|could\s+we|should\s+we|what\s+if|not\s+sure|i\s+think\s+we\s+could"
                     r"|probably|consider(?:ing)?|wondering|how\s+about|do\s+you\s+think|for\s+now|for\s+the\s+moment"
                     r"|temporar(?:y|ily)|right\s+now|this\s+session|today|later\s+today|tomorrow|try\s+to)\b",
@@ -398,6 +415,8 @@ _RULE_WORD = re.compile(r"\b(?:always|never|must|only|don'?t|do\s+not)\b", re.IG
 _PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
                            r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
                            re.IGNORECASE)
+#: The agent's own sections of decisions ("## Key Design Decisions"): read like a plan's.
+_DECISION_SECTION = re.compile(r"\bdecisions\b", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.+)$")
 _LABELLED = re.compile(r"^(?:\*\*)?([^*:]{2,40}?)(?:\*\*)?\s*[:—–]\s*(?:\*\*)?\s*(.+)$")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
@@ -531,7 +550,9 @@ def _said_nothing(statement: str) -> bool:
 
 
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
-              actionability: float, cue: str) -> RawProposal | None:
+              actionability: float, cue: str, whole: str = "") -> RawProposal | None:
+    """A proposal of `statement` when it says something worth keeping; `whole`: the sentence it was cut from (kept
+    as its content)."""
     statement = _capitalised(" ".join(statement.split()))
     if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
             or _POINTING.search(_DISCOURSE.sub("", statement).split(", ", 1)[0]) or _said_nothing(statement):
@@ -542,7 +563,7 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
         summary = None if _said_nothing(bare) else fit_summary(bare)
     if summary is None or chatter(summary) is not None:
         return None
-    content = _content(statement, rest)
+    content = _content(whole or statement, rest)
     coherence = 1.0 if summary == _ended(statement) else 0.85
     return RawProposal(namespace=namespace, summary=summary, content=content, line=turn.line, uuid=turn.uuid,
                        quote=statement[:QUOTE_CHARS],
@@ -687,10 +708,103 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
     return None
 
 
-def _agent(turn: SessionTurn) -> list[RawProposal]:
+def _shorter(sentence: str) -> list[str]:
+    """Shorter ways to say a sentence too long for a summary: without its parentheses, then what comes before the
+    option it turns down ("X, not Y" -> "X")."""
+    bare = re.sub(r"\s*\([^()]*\)", "", sentence)
+    out = [bare] if bare != sentence else []
+    cut = _TURNED_DOWN.search(bare)
+    if cut and len(bare[:cut.start()].split()) >= MIN_WORDS:
+        out.append(bare[:cut.start()].rstrip(" ,—–-"))
+    return out
+
+
+def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozenset[str]) -> RawProposal | None:
+    """A choice the agent made against a named option, or a reason it names: the cues of `_agent` that read a
+    sentence cut shorter when it is too long for a summary (its whole kept as the content)."""
+    choice = _AGENT_CHOICE.match(sentence)
+    if choice and _TURNED_DOWN.search(sentence) and not re.search(r"\blet\s+me\b", sentence, re.IGNORECASE) \
+            and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
+        namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
+    elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
+        namespace, statement, cue = "learnings", sentence[_REASON_LEAD.match(sentence).end():], "agent reason"
+    elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence):
+        namespace, statement, cue = "learnings", sentence, "agent contrast"
+    else:
+        return None
+    for said in [statement] + _shorter(statement):
+        made = _proposal(namespace, said, rest, turn, relevance=0.8, actionability=0.8 if cue == "agent choice"
+                         else 0.75, cue=cue, whole=_capitalised(statement))
+        if made:
+            return made
+    return None
+
+
+def _settings(turn: SessionTurn) -> list[RawProposal]:
+    """Settings the agent puts in a named configuration file, said in one sentence (`application.yml` ...
+    `spring.jackson.default-property-inclusion: non_null`): the file sets the value."""
     found: list[RawProposal] = []
+    for paragraph in re.split(r"\n\s*\n", turn.text):
+        for line in paragraph.split("\n"):
+            files = [a or b for a, b in _CONFIG_FILE.findall(line)]
+            settings = _CONFIG_SETTING.findall(line)
+            if not files or not settings or line.lstrip().startswith(("```", "|", "-", "*")) \
+                    or re.search(r"\blet\s+me\b|\?", line, re.IGNORECASE):
+                continue
+            setting = " ".join(settings[0].split())
+            summary = _ended(f"{files[0]} sets {setting}")
+            if len(summary) > SUMMARY_CHARS:
+                continue
+            said = " ".join(line.replace("`", "").replace("**", "").split())
+            found.append(RawProposal(namespace="decisions", summary=summary, content=_ended(said)[:CONTENT_CHARS],
+                                     line=turn.line, uuid=turn.uuid, relevance=0.8, actionability=0.85,
+                                     specificity=_specificity(summary), coherence=0.85, cue="agent setting"))
+    return found
+
+
+def _captured(turn: SessionTurn) -> list[RawProposal]:
+    """What the agent says it recorded for later ("Here's what I captured:"): the bullets after it, one proposal,
+    under the bold or heading line that titles them."""
+    lines = turn.text.split("\n")
+    start = next((i for i, line in enumerate(lines) if _CAPTURED.search(line) and line.rstrip().endswith(":")), None)
+    if start is None:
+        return []
+    title, items = "", []
+    for line in lines[start + 1:]:
+        bullet = _BULLET_LINE.match(line)
+        heading = _HEADING_LINE.match(line) or re.match(r"^\s*\*\*([^*]+)\*\*\s*$", line)
+        if bullet:
+            items.append(" ".join(bullet.group(1).replace("**", "").replace("`", "").split()))
+        elif heading and not items:
+            title = heading.group(1).replace("*", "").strip().rstrip(":")
+        elif line.strip() and items:
+            break
+    if not items:
+        return []
+    summary = title or items[0]
+    for item in items[0 if title else 1:]:
+        piece = f"{summary}{', ' if summary != title else ': '}{item}"
+        if len(piece) + 1 > SUMMARY_CHARS:
+            break
+        summary = piece
+    summary = fit_summary(summary) if summary != title else None
+    if summary is None or _HEDGE.search(summary):
+        return []
+    content = (f"{title}: " if title else "") + "; ".join(items)
+    return [RawProposal(namespace="decisions", summary=summary, content=_ended(content)[:CONTENT_CHARS],
+                        line=turn.line, uuid=turn.uuid, relevance=0.85, actionability=0.8,
+                        specificity=_specificity(content), coherence=0.85, cue="agent captured")]
+
+
+def _agent(turn: SessionTurn) -> list[RawProposal]:
+    found: list[RawProposal] = _captured(turn) + _settings(turn) + _plan(turn, _DECISION_SECTION)
+    names = frozenset(m for m in re.findall(r"`([^`\n]{2,60})`", turn.text))
     for sentence, rest in _sentences(turn.text):
         label = _LABEL.match(sentence)
+        chosen = None if label else _agent_sentence(sentence, rest, turn, names)
+        if chosen:
+            found.append(chosen)
+            continue
         if label:
             kind = " ".join(label.group(1).lower().split())
             statement = label.group(2).strip().strip("*").strip()
@@ -698,8 +812,6 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
                 statement = f"The root cause was {statement[:1].lower()}{statement[1:]}"
             made = _proposal(_LABEL_NS[kind], statement, rest, turn, relevance=0.85,
                              actionability=0.85 if _LABEL_NS[kind] != "learnings" else 0.8, cue="agent label")
-        elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence):
-            made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75, cue="agent contrast")
         elif _ABSENT.match(sentence) and _SPECIFIC.search(sentence) and not _NOT_KEPT.search(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent absence")
         elif _AGENT_BLOCKER.search(sentence) and not _NOT_KEPT.search(sentence):
@@ -798,9 +910,9 @@ def _answers(turn: SessionTurn) -> list[RawProposal]:
                         specificity=_specificity(" ".join(specifics)), coherence=0.9, cue="answer")]
 
 
-def _plan(turn: SessionTurn) -> list[RawProposal]:
-    """An approved plan's decision sections (stack, decisions, conventions...), one proposal each: its items as
-    `label: value` in the content, as many as fit in the summary."""
+def _plan(turn: SessionTurn, sections: re.Pattern[str] = _PLAN_SECTION) -> list[RawProposal]:
+    """An approved plan's decision sections (stack, decisions, conventions...; the headings `sections` finds), one
+    proposal each: its items as `label: value` in the content, as many as fit in the summary."""
     found: list[RawProposal] = []
     title = ""
     section: str | None = None
@@ -834,7 +946,7 @@ def _plan(turn: SessionTurn) -> list[RawProposal]:
                 title = name
                 section = None
             else:
-                section = name if _PLAN_SECTION.search(name) else None
+                section = name if sections.search(name) else None
             items = []
             continue
         if section is None:
