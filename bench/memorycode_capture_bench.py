@@ -13,6 +13,14 @@ session gives (the mentor's sentence stating it, chosen as bench/memorycode_benc
 - instructions proposed: the share of instructions some proposal from their session states (most of the words
   of the mentor's sentence, or of the data set's own text of the instruction);
 - proposals that are instructions: the share of proposals that state an instruction of their session.
+Both are printed twice: by the word share above ("words"), and by it or the instruction's value and kind
+("value"): the value the data set's text of the instruction names (its first quoted token, a name, a count),
+the thing it governs (its last other key word) and half of its other key words (its words less the rule's verbs and fillers;
+all of them when it names no value: "always end attribute names with '_at'" -> '_at' + attribute; "use Zoom
+for video calls" -> Zoom + video, call), plurals folded, said with the same polarity (never / avoid / don't
+... or not). A mentor often says an instruction in other words than the data set's ("Always opt for our
+TPUs" is not credited: it names one value without the other and the kind; "I want you to avoid using virtual
+environments" is).
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ _WORD = re.compile(r"[A-Za-z0-9_@']+")
 _STOP = frozenset("a an the to of and in for with as is are be you your i we our it that this on".split())
 #: Share of an instruction sentence's words a proposal must hold to state it.
 SHARE = 0.6
+_TOTALS = ("instructions", "proposed", "proposed_value", "proposals", "instruction_proposals",
+           "instruction_proposals_value")
 
 
 def _words(text: str) -> set[str]:
@@ -80,8 +90,71 @@ def states(proposal: dict[str, Any], instruction: Instruction) -> bool:
     return False
 
 
+#: The rule's verbs and fillers of the data set's instruction texts: what is left names the value and its kind.
+_RULE_FILLER = _STOP | frozenset("""always never use include start end add take go do not but only instead even if
+used string main preferred when writing working all from at least most per set up their more or names""".split())
+_NEGATED = re.compile(r"\b(?:never(?!\s+forget)|avoid\w*|stop\s+using|no\s+longer|refrain\w*|steer\s+clear|forget\s+about|"
+                      r"(?:don'?t|do\s+not|not)\s+(?!forget\b|only\b|hesitate\b)(?:\w+\s+){0,2}?(?:use|using|do|write|"
+                      r"engage|commit|set|work|take|go|rely|need)\b|rather\s+than|instead\s+of|optional|not\s+(?:required|necessary|mandatory|needed))", re.IGNORECASE)
+
+
+def _folded(word: str) -> str:
+    """`word` without a plural ending ("classes" -> "class", "gpus" -> "gpu")."""
+    if len(word) > 4 and word.endswith("es") and word[-3] in "sxh":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _keys(text: str) -> set[str]:
+    return {_folded(w) for w in _words(text) - _RULE_FILLER}
+
+
+#: Counts said in words: a value like a prefix or a tool's name.
+_NUMBER = frozenset("one two three four five six seven eight nine ten once twice half".split())
+
+
+def _value_and_kind(text: str) -> tuple[set[str], list[str]]:
+    """(value, kind) of the data set's text of an instruction: its first quoted token, the names and counts it says
+    ('_at'; Zoom, GitHub Copilot; two, 7), and its other key words in order, the last the thing it governs."""
+    quoted = re.findall(r"'([^'\s]+)'", text)
+    # a name, not a kind said in capitals (IDE, VPN, CI/CD)
+    named = {_folded(w.lower()) for w in re.findall(r"(?<!^)\b[A-Z][\w]*", text) if not re.fullmatch(r"[A-Z]{2,3}", w)}
+    value = {_folded(quoted[0].lower())} if quoted else set()
+    kind: list[str] = []
+    for raw in (w.lower().strip("'") for w in _WORD.findall(text)):
+        word = _folded(raw)
+        if raw in _RULE_FILLER or word in value or word in kind:
+            continue
+        if word in named or word in _NUMBER or word.isdigit():
+            value.add(word)
+        else:
+            kind.append(word)
+    return value, kind
+
+
+def states_value(proposal: dict[str, Any], instruction: Instruction) -> bool:
+    """Whether a proposal states an instruction in other words: the value the data set's text of it names, the
+    thing it governs and half of its other key words (all of them when it names no value), with the same polarity
+    (a "never" said as never, avoid, don't ...)."""
+    value, kind = _value_and_kind(instruction.text)
+    said = {_folded(w) for w in _words(f"{proposal['summary']} {proposal['content']}")}
+    if not value <= said or not (value or kind) or kind and kind[-1] not in said:
+        return False
+    if len(set(kind) & said) < (-(-len(kind) // 2) if value else len(kind)):
+        return False
+    negative = bool(re.match(r"(?:never|do\s+not)\b", instruction.text, re.IGNORECASE))
+    return negative == bool(_NEGATED.search(proposal["summary"]))
+
+
+def credited(proposal: dict[str, Any], instruction: Instruction) -> bool:
+    """The "value" scorer: the word share or the value and kind."""
+    return states(proposal, instruction) or states_value(proposal, instruction)
+
+
 def score_dialogue(path: Path, dialogue: Dialogue, raw: dict[str, Any], show: bool) -> dict[str, int]:
-    totals = {"instructions": 0, "proposed": 0, "proposals": 0, "instruction_proposals": 0}
+    totals = dict.fromkeys(_TOTALS, 0)
     with TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         pygit2.init_repository(str(repo), initial_head="main")
@@ -99,14 +172,18 @@ def score_dialogue(path: Path, dialogue: Dialogue, raw: dict[str, Any], show: bo
             given = [i for i in dialogue.instructions if i.session == s]
             totals["instructions"] += len(given)
             totals["proposed"] += sum(any(states(p, g) for p in proposed) for g in given)
+            totals["proposed_value"] += sum(any(credited(p, g) for p in proposed) for g in given)
             totals["proposals"] += len(proposed)
             good = [p for p in proposed if any(states(p, g) for g in given)]
+            good_value = [p for p in proposed if any(credited(p, g) for g in given)]
             totals["instruction_proposals"] += len(good)
+            totals["instruction_proposals_value"] += len(good_value)
             if show:
                 for p in proposed:
-                    print(f"  {'+' if p in good else '-'} d{dialogue.number}s{s} {p['summary'][:110]}")
+                    mark = "+" if p in good else "~" if p in good_value else "-"
+                    print(f"  {mark} d{dialogue.number}s{s} {p['summary'][:110]}")
                 for g in given:
-                    if not any(states(p, g) for p in proposed):
+                    if not any(credited(p, g) for p in proposed):
                         print(f"  missed d{dialogue.number}s{s}: {g.summary[:110]}")
     return totals
 
@@ -132,7 +209,7 @@ def main() -> int:
     if args.limit:
         chosen = chosen[: args.limit]
     started = time.perf_counter()
-    totals = {"instructions": 0, "proposed": 0, "proposals": 0, "instruction_proposals": 0}
+    totals = dict.fromkeys(_TOTALS, 0)
     for p, d in chosen:
         for k, v in score_dialogue(p, d, json.loads(p.read_text()), args.show and not args.json).items():
             totals[k] += v
@@ -141,15 +218,23 @@ def main() -> int:
         "instructions_proposed": round(totals["proposed"] / totals["instructions"], 3) if totals["instructions"] else None,
         "proposals_that_are_instructions": round(totals["instruction_proposals"] / totals["proposals"], 3)
         if totals["proposals"] else None,
+        "instructions_proposed_value": round(totals["proposed_value"] / totals["instructions"], 3)
+        if totals["instructions"] else None,
+        "proposals_that_are_instructions_value": round(totals["instruction_proposals_value"] / totals["proposals"], 3)
+        if totals["proposals"] else None,
         "seconds": round(time.perf_counter() - started, 1),
     }
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print(f"{args.part}: {result['dialogues']} dialogues, instructions proposed {result['instructions_proposed']} "
+        print(f"{args.part}: {result['dialogues']} dialogues, {result['seconds']} s")
+        print(f"  words: instructions proposed {result['instructions_proposed']} "
               f"({totals['proposed']}/{totals['instructions']}), proposals that are instructions "
-              f"{result['proposals_that_are_instructions']} ({totals['instruction_proposals']}/{totals['proposals']}), "
-              f"{result['seconds']} s")
+              f"{result['proposals_that_are_instructions']} ({totals['instruction_proposals']}/{totals['proposals']})")
+        print(f"  value: instructions proposed {result['instructions_proposed_value']} "
+              f"({totals['proposed_value']}/{totals['instructions']}), proposals that are instructions "
+              f"{result['proposals_that_are_instructions_value']} "
+              f"({totals['instruction_proposals_value']}/{totals['proposals']})")
     return 0
 
 
