@@ -442,3 +442,61 @@ def test_a_distinction_the_agent_draws_about_a_named_thing_is_a_learning(tmp_pat
     w.assistant("The follow-up payload is a full re-extraction, not a sparse delta. This is the moat, not the code.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("learnings", "The follow-up payload is a full re-extraction, not a sparse delta.")]
+
+
+def test_the_agents_choice_against_a_named_option_is_a_decision(tmp_path) -> None:
+    w = _writer("b7c8")
+    w.assistant("I'd add a fourth status, `retained`, rather than folding this into `unchanged` or `new`.")
+    w.assistant("I'll generate the wrapper pinned to Gradle 8.8 (the version the Spring Boot 3.3 plugin supports) rather "
+                "than the 9.6.0 that happens to be installed on this one laptop right here.")
+    w.assistant("Let me prove this live rather than just read the code. I'll use Redis for the cache.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Add a fourth status, retained, rather than folding this into unchanged or new."),
+        ("decisions", "Generate the wrapper pinned to Gradle 8.8.")]
+
+
+def test_a_reason_the_agent_names_before_a_colon_is_a_learning(tmp_path) -> None:
+    w = _writer("c9d0")
+    w.assistant("The reason this is hard: vendor tokens are permissioned (KYC-gated). You can't just open a pool.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("learnings", "Vendor tokens are permissioned (KYC-gated).")]
+
+
+def test_a_setting_the_agent_puts_in_a_named_config_file_is_a_decision(tmp_path) -> None:
+    w = _writer("d1e2")
+    w.assistant("One line in `application.yml`: `spring.jackson.default-property-inclusion: non_null`. This applies "
+                "globally, so null fields are omitted everywhere.")
+    w.assistant("Should `application.yml` set `server.port: 9090`?")  # asked, not done
+    [(namespace, summary, content)] = _read(tmp_path, w)
+    assert (namespace, summary) == ("decisions", "application.yml sets spring.jackson.default-property-inclusion: non_null.")
+    assert content.startswith("One line in application.yml: spring.jackson.default-property-inclusion: non_null.")
+
+
+def test_what_the_agent_says_it_captured_is_one_decision_holding_every_item(tmp_path) -> None:
+    w = _writer("e3f4")
+    w.assistant("Saved. Here's what I captured:\n\n**Project: Ledger (payouts)**\n- USDC → swap → EURC → SEPA payout\n"
+                "- Pure TypeScript — no Rust\n- Deadline: **May 11** (8 days)\n\nReady to build. Start scaffolding?")
+    [(namespace, summary, content)] = _read(tmp_path, w)
+    assert (namespace, summary) == ("decisions", "Project: Ledger (payouts): USDC → swap → EURC → SEPA payout, Pure "
+                                                 "TypeScript — no Rust.")
+    assert content == ("Project: Ledger (payouts): USDC → swap → EURC → SEPA payout; Pure TypeScript — no Rust; "
+                       "Deadline: May 11 (8 days)")
+
+
+def test_the_agents_own_decision_sections_are_read_like_a_plan(tmp_path) -> None:
+    w = _writer("f5a6")
+    w.assistant("## Program\n\nThe program mints shares.\n\n## Key Design Decisions\n\n- **0-decimal tokens** — 1 token "
+                "= 1 share\n- **Per-holder payout** — one call per holder\n\n## Next Steps\n\n1. Install "
+                "Anchor\n2. Deploy to devnet\n")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Key Design Decisions: 0-decimal tokens 1 token = 1 share, Per-holder payout one call per holder.")]
+
+
+def test_a_distinction_too_long_for_a_summary_is_said_without_the_option_turned_down(tmp_path) -> None:
+    w = _writer("a7b8")
+    w.assistant('The "Contact Class" pop-up tab should create an Announcement targeting enrolled students, not call a '
+                "non-existent `/notify/` endpoint.")
+    [(namespace, summary, content)] = _read(tmp_path, w)
+    assert (namespace, summary) == ("learnings", 'The "Contact Class" pop-up tab should create an Announcement '
+                                                 "targeting enrolled students.")
+    assert content.endswith("not call a non-existent /notify/ endpoint.")
