@@ -10,7 +10,8 @@ names the last message before it; the next user line is the compacted
 summary (`isCompactSummary`), a restatement, not a turn. Subagents' lines carry
 `isSidechain: true` (in the session's file or their own). Tool calls and tool
 results (`tool_use` blocks, `tool_result` blocks with `toolUseResult`),
-thinking, `isMeta` lines, slash-command wrappers, system reminders, task
+thinking, `isMeta` lines, slash-command wrappers (not the words typed after
+the command, which are the user's), system reminders, task
 notifications (a background task or subagent reporting back, as a user turn
 or a `queued_command` attachment) and limit or error banners are machinery,
 not what anyone said.
@@ -44,9 +45,11 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 #: What is kept of one turn's text.
 MAX_TURN_CHARS = 16_000
 _CHUNK = 1024 * 1024
-_WRAPPER = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr"
+_WRAPPER = re.compile(r"<(command-name|command-message|local-command-stdout|local-command-stderr"
                       r"|system-reminder|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr)>.*?</\1>",
                       re.DOTALL)
+#: What the user typed after a slash command (`/apply-grant explain why ...`): their words, kept without the tag.
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _NOISE_TURNS = ("[Request interrupted by user", "No response requested.", "Caveat: The messages below were generated",
                 "You've hit your session limit", "You’ve hit your session limit", "Credit balance is too low",
                 "Not logged in", "API Error:", "Invalid API key", "Prompt is too long")
@@ -112,7 +115,7 @@ def _text_of(message: Any, role: str) -> str:
                  if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
     else:
         return ""
-    text = _TASK_NOTIFICATION.sub("", _WRAPPER.sub("", "\n\n".join(parts))).strip()
+    text = _TASK_NOTIFICATION.sub("", _WRAPPER.sub("", _COMMAND_ARGS.sub(r"\1", "\n\n".join(parts)))).strip()
     if text.startswith(_NOISE_TURNS):
         return ""
     return text[:MAX_TURN_CHARS]

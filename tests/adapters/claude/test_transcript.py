@@ -172,3 +172,12 @@ def test_a_compaction_naming_a_later_line_as_its_parent_keeps_what_came_before(t
     boundary["logicalParentUuid"] = lines[-1]["uuid"]  # as seen in a real transcript: a line written after it
     said = _texts(w.write(tmp_path))
     assert said == ["Before the compaction we chose PostgreSQL.", "After the compaction we add the importer."]
+
+
+def test_the_words_typed_after_a_slash_command_are_the_users(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-9191-4a52-9a57-6d9a1b3c9191")
+    w.user("<command-message>apply-grant</command-message>\n<command-name>/apply-grant</command-name>\n"
+           "<command-args>The application must argue feasibility and the competitor analysis.</command-args>")
+    w.command("cost", "Total cost: $0.12")  # no words typed after it: nothing read
+    path = w.write(tmp_path)
+    assert _texts(path) == ["The application must argue feasibility and the competitor analysis."]
