@@ -634,6 +634,14 @@ def _resolved(sentence: str, subject: str | None) -> str:
     return f"{sentence[:bare.end() - 4]}{subject}{sentence[bare.end():]}"
 
 
+#: A correction of where or how something ended up: "the Makefile and ops/ folder got created inside backend/ but
+#: they should be at the repo root" -> "The Makefile and ops/ folder should be at the repo root".
+_CORRECTION = re.compile(
+    r"^(?:(?:hey|hi|ok(?:ay)?|so|also|and|but)[,!]?\s+)*(?P<subject>(?:the\s+)?[\w`'./-]+(?:(?:,\s+|\s+and\s+|\s+)"
+    r"[\w`'./-]+){0,9}?)\s+(?:all\s+|both\s+)?(?:got|were|was|is|are|have\s+been|has\s+been|ended\s+up)\s+[^,;]{2,60}?,?"
+    r"\s+but\s+(?:they|it)\s+(?P<verb>should|must|need\s+to)\s+(?P<rest>[^.;!?]{3,80})", re.IGNORECASE)
+
+
 def _user(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = []
     subject: str | None = None
@@ -651,6 +659,14 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
             if made:
                 found.append(made)
             continue
+        correction = _CORRECTION.match(whole)
+        if correction:
+            made = _proposal("decisions", f"{correction.group('subject')} {correction.group('verb')} "
+                             f"{correction.group('rest')}", rest, turn, relevance=0.85, actionability=0.85,
+                             cue="user correction")
+            if made:
+                found.append(made)
+                continue
         for sentence, before in _clauses(whole):
             named_before = _PLURAL_SUBJECT.findall(before)
             if named_before:  # "for method names, please end them with '_n'": "them" is said in the clause before

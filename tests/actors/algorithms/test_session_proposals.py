@@ -500,3 +500,11 @@ def test_a_distinction_too_long_for_a_summary_is_said_without_the_option_turned_
     assert (namespace, summary) == ("learnings", 'The "Contact Class" pop-up tab should create an Announcement '
                                                  "targeting enrolled students.")
     assert content.endswith("not call a non-existent /notify/ endpoint.")
+
+
+def test_a_correction_of_where_something_ended_up_is_a_decision(tmp_path) -> None:
+    w = _writer("c1d2")
+    w.user("Hey the Makefile, Dockerfile and ops/ folder all got created inside backend/ but they should be at the "
+           "repo root level. Can you move everything?")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "The Makefile, Dockerfile and ops/ folder should be at the repo root level.")]
