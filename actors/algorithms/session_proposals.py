@@ -121,11 +121,16 @@ _AGENT_CHOICE = re.compile(r"^(?:(?:so|for\s+[^,]{3,40}|here),?\s+)?(?:i'?d|i\s+
                            r"go\s+with|store|treat|put|name|return|target|default|model|represent|key|split|cap)\b)",
                            re.IGNORECASE)
 _TURNED_DOWN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b|(?:\s[—–-]|,)\s+not\s+\S", re.IGNORECASE)
+#: A choice about how the agent does this moment's work, not about the project: "I'll use `sed` instead of the edit
+#: tool", "I'll run it by hand rather than through the script this time".
+_WORK_OF_THE_MOMENT = re.compile(r"\b(?:tools?|commands?|manually|by\s+hand|this\s+(?:file|session|run|time|turn)|"
+                                 r"workaround|let\s+me)\b", re.IGNORECASE)
 #: A reason or catch the agent names before a colon: "The reason this is hard: RWA tokens are permissioned".
 _REASON_LEAD = re.compile(r"^(?:the\s+)?(?:reason|catch|key\s+insight|takeaway|trick|caveat)\b[^:.?]{0,50}:\s+(?=\w)",
                           re.IGNORECASE)
 #: A setting in a named configuration file, as the agent writes it: `application.yml` ... `spring.x.y: non_null`.
-_CONFIG_FILE = re.compile(r"`([\w./-]*\.(?:ya?ml|json|toml|ini|properties|cfg|conf|env))`|`(\.env[\w.]*)`")
+#: (Not `.env`: what it holds is the machine's, often a secret.)
+_CONFIG_FILE = re.compile(r"`([\w./-]*\.(?:ya?ml|json|toml|ini|properties|cfg|conf))`")
 _CONFIG_SETTING = re.compile(r"`((?=[\w-]*[._-])[\w.-]{3,80}\s*(?::|=)\s*[^`\s][^`]{0,60})`")
 #: The agent saying what it recorded for later ("Saved. Here's what I captured:"): the bullets after it.
 _CAPTURED = re.compile(r"\bhere'?s\s+what\s+i(?:'ve)?\s+(?:captured|saved|noted|recorded|stored|remembered)\b"
@@ -739,7 +744,7 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
     """A choice the agent made against a named option, or a reason it names: the cues of `_agent` that read a
     sentence cut shorter when it is too long for a summary (its whole kept as the content)."""
     choice = _AGENT_CHOICE.match(sentence)
-    if choice and _TURNED_DOWN.search(sentence) and not re.search(r"\blet\s+me\b", sentence, re.IGNORECASE) \
+    if choice and _TURNED_DOWN.search(sentence) and not _WORK_OF_THE_MOMENT.search(sentence) \
             and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
         namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
     elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
@@ -751,7 +756,8 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
     for said in [statement] + _shorter(statement):
         made = _proposal(namespace, said, rest, turn, relevance=0.8, actionability=0.8 if cue == "agent choice"
                          else 0.75, cue=cue, whole=_capitalised(statement))
-        if made:
+        # a choice is kept whole or without what it turned down, never cut further ("treat the example as ...")
+        if made and (cue != "agent choice" or made.summary == _ended(_capitalised(" ".join(said.split())))):
             return made
     return None
 
@@ -760,18 +766,21 @@ def _settings(turn: SessionTurn) -> list[RawProposal]:
     """Settings the agent puts in a named configuration file, said in one sentence (`application.yml` ...
     `spring.jackson.default-property-inclusion: non_null`): the file sets the value."""
     found: list[RawProposal] = []
-    for paragraph in re.split(r"\n\s*\n", turn.text):
-        for line in paragraph.split("\n"):
-            files = [a or b for a, b in _CONFIG_FILE.findall(line)]
-            settings = _CONFIG_SETTING.findall(line)
-            if not files or not settings or line.lstrip().startswith(("```", "|", "-", "*")) \
-                    or re.search(r"\blet\s+me\b|\?", line, re.IGNORECASE):
+    in_code = False
+    for line in turn.text.split("\n"):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        if in_code or line.lstrip().startswith(("```", "|")) or _BULLET_LINE.match(line):
+            continue  # code, a table, a list of what was done
+        for sentence in _SENTENCE.split(line):
+            files = _CONFIG_FILE.findall(sentence)
+            settings = _CONFIG_SETTING.findall(sentence)
+            if not files or not settings or re.search(r"\blet\s+me\b|\?", sentence, re.IGNORECASE):
                 continue
-            setting = " ".join(settings[0].split())
-            summary = _ended(f"{files[0]} sets {setting}")
+            summary = _ended(f"{files[0]} sets {' '.join(settings[0].split())}")
             if len(summary) > SUMMARY_CHARS:
                 continue
-            said = " ".join(line.replace("`", "").replace("**", "").split())
+            said = " ".join(sentence.replace("`", "").replace("**", "").split())
             found.append(RawProposal(namespace="decisions", summary=summary, content=_ended(said)[:CONTENT_CHARS],
                                      line=turn.line, uuid=turn.uuid, relevance=0.8, actionability=0.85,
                                      specificity=_specificity(summary), coherence=0.85, cue="agent setting"))

@@ -508,3 +508,21 @@ def test_a_correction_of_where_something_ended_up_is_a_decision(tmp_path) -> Non
            "repo root level. Can you move everything?")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "The Makefile, Dockerfile and ops/ folder should be at the repo root level.")]
+
+
+def test_a_choice_about_the_moments_work_or_cut_past_its_turned_down_option_is_not_proposed(tmp_path) -> None:
+    w = _writer("d3e4")
+    w.assistant("I'll use `sed` instead of the edit tool for `config.py`.")
+    w.assistant("I'd apply `snake_case` globally anyway and treat the queries example as loose prose shorthand rather "
+                "than a literal contract, mainly so the whole API has one casing convention everywhere.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Apply snake_case globally anyway and treat the queries example as loose prose shorthand.")]
+
+
+def test_a_setting_is_read_in_a_paragraph_led_by_bold_text_but_never_from_env_files(tmp_path) -> None:
+    w = _writer("e5f6")
+    w.assistant("**3. JSON casing.** The bootstrap file is snake_case. Fix is one line: "
+                "`spring.jackson.property-naming-strategy: SNAKE_CASE` in `application.yml` — no annotations needed.")
+    w.assistant("One line in `.env.local`: `STRIPE_API_KEY=test-value`.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "application.yml sets spring.jackson.property-naming-strategy: SNAKE_CASE.")]
