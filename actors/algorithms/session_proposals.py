@@ -645,6 +645,10 @@ _CORRECTION = re.compile(
     r"^(?:(?:hey|hi|ok(?:ay)?|so|also|and|but)[,!]?\s+)*(?P<subject>(?:the\s+)?[\w`'./-]+(?:(?:,\s+|\s+and\s+|\s+)"
     r"[\w`'./-]+){0,9}?)\s+(?:all\s+|both\s+)?(?:got|were|was|is|are|have\s+been|has\s+been|ended\s+up)\s+[^,;]{2,60}?,?"
     r"\s+but\s+(?:they|it)\s+(?P<verb>should|must|need\s+to)\s+(?P<rest>[^.;!?]{3,80})", re.IGNORECASE)
+#: A change the user orders against a named alternative, the fix they prescribe: "Fix: Change the content view to
+#: call requireRole(['admin']) instead of requireAuth()" (the "Fix:" dropped).
+_ORDERED_CHANGE = re.compile(r"^(?:(?:the\s+)?fix\s*:\s*)?(?=(?:please\s+)?(?:change|make|switch|rewrite|set|call)\b"
+                             r".{3,120}?\b(?:instead\s+of|rather\s+than)\s+\S)", re.IGNORECASE)
 
 
 def _user(turn: SessionTurn) -> list[RawProposal]:
@@ -664,6 +668,13 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
             if made:
                 found.append(made)
             continue
+        ordered = _ORDERED_CHANGE.match(whole)
+        if ordered:
+            made = _proposal("decisions", whole[ordered.end():], rest, turn, relevance=0.85, actionability=0.9,
+                             cue="user change")
+            if made:
+                found.append(made)
+                continue
         correction = _CORRECTION.match(whole)
         if correction:
             made = _proposal("decisions", f"{correction.group('subject')} {correction.group('verb')} "

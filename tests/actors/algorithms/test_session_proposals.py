@@ -526,3 +526,11 @@ def test_a_setting_is_read_in_a_paragraph_led_by_bold_text_but_never_from_env_fi
     w.assistant("One line in `.env.local`: `STRIPE_API_KEY=test-value`.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "application.yml sets spring.jackson.property-naming-strategy: SNAKE_CASE.")]
+
+
+def test_a_change_the_user_orders_against_a_named_alternative_is_a_decision(tmp_path) -> None:
+    w = _writer("f7a8")
+    w.user("ISSUE 3 — HIGH: the CMS route is not protected.\n\nFix: Change the content view to call "
+           "requireRole(['admin', 'reviewer']) instead of requireAuth(). Also re-check the role before each mutation.")
+    assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
+        ("decisions", "Change the content view to call requireRole(['admin', 'reviewer']) instead of requireAuth().")]
