@@ -16,7 +16,12 @@ on we ...", "we decided to ..."), a lesson the user states ("turns out ...",
 gotcha the agent states plainly ("found a bug: ...", "X isn't available in
 Node 18", "X only governs Y", "... by default", "X has a precedence bug", "X
 needs Y so Z can ...", "X and Y both require ...", "Interesting — ...", "X is
-A, not B", "No <named thing> exists on Y", "X isn't installed yet"), and the user's rules and
+A, not B", "No <named thing> exists on Y", "X isn't installed yet", "The reason this is hard: ..."), the agent's
+choice against a named option ("I'd add a fourth status rather than ..."; not one about the moment's work), a
+setting it puts in a named config file (never `.env`), what it says it captured ("Here's what I captured:" and
+its bullets), its own "Decisions" sections, a change the user orders against a named alternative ("Fix: change
+X to call A instead of B"), a user's correction of where something ended up ("... but they should be at the
+repo root"), and the user's rules and
 instructions ("I want the messages in French", "don't ...", "X must only
 ...", "keep X pure", "one of our standards is that ...", "it's important that
 you ...", "start your function names with ...", "add X to all your methods"),
