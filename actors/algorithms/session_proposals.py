@@ -425,8 +425,10 @@ _RULE_WORD = re.compile(r"\b(?:always|never|must|only|don'?t|do\s+not)\b", re.IG
 _PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
                            r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
                            re.IGNORECASE)
-#: The agent's own sections of decisions ("## Key Design Decisions"): read like a plan's.
-_DECISION_SECTION = re.compile(r"\bdecisions\b", re.IGNORECASE)
+#: The agent's own sections of decisions ("## Key Design Decisions"): read like a plan's; not the ones it asks
+#: the user to make ("## Open decisions", "Decisions needed from you").
+_DECISION_SECTION = re.compile(r"^(?!.*\b(?:open|pending|needed|needs?|to\s+make|for\s+you|from\s+you|remaining|"
+                               r"questions?|todo|to\s+do)\b).*\bdecisions\b", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.+)$")
 _LABELLED = re.compile(r"^(?:\*\*)?([^*:]{2,40}?)(?:\*\*)?\s*[:—–]\s*(?:\*\*)?\s*(.+)$")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")

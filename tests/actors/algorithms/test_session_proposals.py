@@ -487,7 +487,7 @@ def test_the_agents_own_decision_sections_are_read_like_a_plan(tmp_path) -> None
     w = _writer("f5a6")
     w.assistant("## Program\n\nThe program mints shares.\n\n## Key Design Decisions\n\n- **0-decimal tokens** — 1 token "
                 "= 1 share\n- **Per-holder payout** — one call per holder\n\n## Next Steps\n\n1. Install "
-                "Anchor\n2. Deploy to devnet\n")
+                "Anchor\n2. Deploy to devnet\n\n## Open decisions\n\n- **Vault** — a PDA or a multisig\n")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "Key Design Decisions: 0-decimal tokens 1 token = 1 share, Per-holder payout one call per holder.")]
 
