@@ -9,8 +9,9 @@ from datetime import datetime
 import trio
 
 from memactors.actors.algorithms.declared import declared_replacements
-from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair
-from memactors.actors.algorithms.lexical_pairs import lexical_pairs
+from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair, raw
+from memactors.actors.algorithms.lexical_pairs import lexical_pairs, stage_pairs
+from memactors.actors.algorithms.lifecycle import is_record
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
@@ -209,6 +210,8 @@ class SupersessionJudge(JoiningActor):
                     for j, b in enumerate(cluster.members[:i]):
                         similarity[frozenset((a, b))] = cluster.similarity[i][j]
         found = lexical_pairs([m for m in canonical if m.key in statements], first_seen)
+        # a front matter or task row cut from a file is no statement, yet states how far its item got
+        found += stage_pairs([m for m in canonical if m.key in statements or is_record(raw(m))], first_seen)
         # offline, a change of rules (or --full) judges every pair again; otherwise pairs of memories an earlier
         # run saw keep their verdicts
         everything = scanned.request.full or (self._llm is None and scanned.prior_judge_rules < RULES)

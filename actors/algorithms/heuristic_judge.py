@@ -10,6 +10,9 @@
   (actors/algorithms/task_progress.py).
 - A newer statement gives an older one's slot another value, or turns its rule round
   (actors/algorithms/slot_change.py): the update people make without naming the old value.
+- A newer note records the same piece of work further along (a spec approved after review, a PR merged, a
+  counter or task row moved on, what remained done): actors/algorithms/lifecycle.py; a front matter or task row
+  cut from a file takes part here, its fields being what it asserts; a decision is carried out, not replaced.
 - A memory reporting a problem fixed supersedes the standing problem it names (actors/algorithms/resolution.py).
 - Near-identical statements (the same numbers, cosine >= RESTATEMENT, or every word of one in the other) are one
   statement: the one holding the other subsumes it.
@@ -24,6 +27,7 @@ import re
 from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in, words
+from memactors.actors.algorithms.lifecycle import is_record, later_stage
 from memactors.actors.algorithms.resolution import resolved_problem
 from memactors.actors.algorithms.slot_change import same_value, slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
@@ -46,9 +50,12 @@ RESTATEMENT = 0.93
 WORK = frozenset({"progress", "blockers"})
 #: What was decided: a learning (why a bug happened, how a thing behaves) explains a decision, it never replaces one.
 DECIDED = frozenset({"decisions", "patterns"})
+#: What was decided ("Approved the spec for implementation") stays true when the work moves on: later stages
+#: replace the notes that tracked it, never the decision.
+STAGED = frozenset({"decisions"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 4
+RULES = 5
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (docs/consolidation.md).
@@ -60,6 +67,11 @@ NOT_A_CLAIM = 0.9
 def prose(memory: Memory) -> str:
     """The memory's summary and the prose of its body (code, tables and markers set aside), bounded."""
     return _prose(memory.summary, memory.body[:MAX_TEXT])
+
+
+def raw(memory: Memory) -> str:
+    """The memory's summary and body as written (front matter and tables kept), bounded."""
+    return f"{memory.summary}\n{memory.body[:MAX_TEXT]}"
 
 
 @lru_cache(maxsize=1 << 14)
@@ -137,6 +149,12 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
     old_says = statement(older.summary, older.body[:MAX_TEXT])
     new_tokens, old_tokens = _tokens(new_text), _tokens(old_text)
     new_claims, old_claims = statements
+    new_raw, old_raw = raw(newer), raw(older)
+    # a front matter, counter or task row cut from a file asserts its fields: it takes part in this rule only
+    if older.namespace not in STAGED and (new_claims or is_record(new_raw)) and (old_claims or is_record(old_raw)) \
+            and (later := later_stage(new_raw, old_raw)) is not None:
+        return Verdict(**base, relation=Relation.SUPERSEDES, partial=later.partial, confidence=CONFIDENCE,
+                       reason=later.reason)
     if not (new_claims and old_claims):
         if new_claims and old_tokens and old_tokens <= new_tokens:
             return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,

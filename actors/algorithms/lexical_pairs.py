@@ -9,13 +9,14 @@ naming the same task. Pure: the judge decides what each pair is.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memactors.actors.algorithms.change_claim import changes, words
-from memactors.actors.algorithms.heuristic_judge import DECIDED, MAX_TEXT, family, prose
-from memactors.actors.algorithms.resolution import FIXED
+from memactors.actors.algorithms.heuristic_judge import MAX_TEXT, STAGED, family, prose, raw
+from memactors.actors.algorithms.lifecycle import later_stage, pairing_keys
+from memactors.actors.algorithms.resolution import FIXED, MIN_SHARED, resolved_problem
 from memactors.actors.algorithms.slot_change import frame_keys
 from memactors.actors.algorithms.task_progress import task_of
 from memactors.events.memory import Memory
@@ -24,6 +25,8 @@ from memactors.events.memory import Memory
 PER_MEMORY = 12
 #: Earlier statements of the same slot paired with a newer one (the most recent: a chain links the rest).
 SLOT_PAIRS = 3
+#: Earlier memories naming the same piece of work read for a later stage of it (the most recent; bounded cost).
+STAGE_LOOKBACK = 60
 #: A word held by more memories than this says nothing about which one was replaced.
 COMMON = 400
 
@@ -61,13 +64,20 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
             rarest = min(known, key=lambda w: (len(holders[w]), w))
             for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
                 pairs.setdefault((m.key, older.key), (m, older))
-    for m in statements:  # a fix with the earlier problems holding the rarest word of its summary
+    by_key = {m.key: m for m in statements}
+    for m in statements:  # a fix with the latest earlier problems it resolves (two words of its summary at least)
         if FIXED.search(m.summary):
-            known = [w for w in dict.fromkeys(words(m.summary)) if 0 < len(holders.get(w, ())) <= COMMON]
-            if known:
-                rarest = min(known, key=lambda w: (len(holders[w]), w))
-                for older in before(m, [o for o in holders[rarest] if o.namespace not in DECIDED]):
+            held: Counter[str] = Counter()
+            for w in dict.fromkeys(words(m.summary)):
+                if 0 < len(holders.get(w, ())) <= COMMON:
+                    held.update(o.key for o in holders[w])
+            candidates = [by_key[k] for k, n in held.items() if n >= MIN_SHARED]
+            found = 0
+            for older in sorted(candidates, key=lambda o: first_seen[o.key], reverse=True):
+                if found < PER_MEMORY and (first_seen[older.key], older.key) < (first_seen[m.key], m.key) \
+                        and resolved_problem(m.summary, older.summary, older.namespace) is not None:
                     pairs.setdefault((m.key, older.key), (m, older))
+                    found += 1
     for holders_of_slot in slots.values():  # the same slot: the latest earlier statements of it
         for m in holders_of_slot:
             for older in before(m, holders_of_slot)[:SLOT_PAIRS]:
@@ -76,4 +86,27 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
         for m in notes:
             for older in before(m, notes):
                 pairs.setdefault((m.key, older.key), (m, older))
+    return list(pairs.values())
+
+
+def stage_pairs(memories: Sequence[Memory], first_seen: Mapping[str, datetime]) -> list[tuple[Memory, Memory]]:
+    """(newer, older) pairs naming the same piece of work (a spec, a PR, a counter, a task row, what remained) where
+    the newer records it further along (actors/algorithms/lifecycle.py); `memories` may hold front matter and
+    table rows cut from files."""
+    texts = {m.key: raw(m) for m in memories}
+    holders: dict[str, list[Memory]] = defaultdict(list)
+    for m in memories:
+        for key in pairing_keys(texts[m.key]):
+            holders[key].append(m)
+    order = {m.key: (first_seen[m.key], m.key) for m in memories}
+    pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
+    for group in holders.values():
+        group.sort(key=lambda m: order[m.key])
+        for at, m in enumerate(group):
+            found = 0
+            for older in reversed(group[max(0, at - STAGE_LOOKBACK):at]):
+                if found < PER_MEMORY and older.namespace not in STAGED \
+                        and later_stage(texts[m.key], texts[older.key]) is not None:
+                    pairs.setdefault((m.key, older.key), (m, older))
+                    found += 1
     return list(pairs.values())

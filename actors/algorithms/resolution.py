@@ -6,7 +6,8 @@ older memory states a problem in the present (a blocker, or "blocking", "unavail
 blocker or a learning), the newer one says it is fixed ("Fixed ...", "is fixed", not "a fixed size"), resolved or
 working now, and most of what the problem is about is named by both. An explanation of why a fault happened
 ("commands were not updated") is not a standing problem: a fix leaves it true; nor is a decision or a pattern: a
-fix carries it out.
+fix carries it out, unless it says it holds only until the problem is fixed ("stick with X until LSP is
+fixed"): then the fix naming what it waits on ends it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ _PROBLEM_NAMESPACES = frozenset({"blockers", "learnings"})
 _DECIDED = frozenset({"decisions", "patterns"})
 
 
+#: A decision held only while a problem lasts: "Stick with hooks-based type checking until LSP is fixed".
+_UNTIL = re.compile(r"\buntil\s+(?P<what>[^,.;:()]{1,60}?)\s+(?:is|are|gets?|has\s+been)\s+(?:fixed|resolved|"
+                    r"working|available|functional|stable|supported)\b", re.IGNORECASE)
+
+
+def _condition_met(newer_summary: str, older_summary: str) -> tuple[str, ...] | None:
+    """The words of what a decision waits on ("until LSP is fixed") when the fix names every one of them."""
+    until = _UNTIL.search(older_summary)
+    if until is None:
+        return None
+    what = [w for w in dict.fromkeys(words(until["what"])) if w not in _STATE_WORDS]
+    fix = set(words(newer_summary))
+    return tuple(what) if what and all(holds(fix, w) for w in what) else None
+
+
 #: Words that say how things stand, not what the problem is about.
 _STATE_WORDS = frozenset(words(
     "block blocks blocking blocker unavailable broken fail fails failing fixed resolved working works functional "
@@ -44,8 +60,10 @@ SHARE = 0.5
 
 def resolved_problem(newer_summary: str, older_summary: str, older_namespace: str) -> tuple[str, ...] | None:
     """The words tying a fix (`newer_summary`) to the standing problem it resolves (`older_summary`), or None."""
-    if older_namespace in _DECIDED or not FIXED.search(newer_summary) or FIXED.search(older_summary):
+    if not FIXED.search(newer_summary) or FIXED.search(older_summary) and not _UNTIL.search(older_summary):
         return None
+    if older_namespace in _DECIDED:
+        return _condition_met(newer_summary, older_summary)
     standing = older_namespace == "blockers" or _PROBLEM.search(older_summary) is not None or (
         older_namespace in _PROBLEM_NAMESPACES and _NOT_DOING.search(older_summary) is not None)
     if not standing:

@@ -1,0 +1,36 @@
+"""A problem reported fixed ends what stood on it: the standing problem, and a decision held only until the fix;
+the fix is paired with the problem however many notes share its words (fixtures written here)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from memactors.actors.algorithms.heuristic_judge import judge_pair
+from memactors.actors.algorithms.lexical_pairs import lexical_pairs
+from memactors.events.verdict import Relation
+from tests.actors.algorithms.test_clustering import memory
+
+
+def test_a_decision_held_until_a_fix_is_replaced_by_the_fix_and_no_other_decision_is() -> None:
+    decision = memory("Keep the polling sync until the webhook relay is fixed",
+                      "## Rationale\n- The webhook relay drops events since the proxy upgrade", days=0)
+    fix = memory("Webhook relay is now working - proxy header bug resolved", days=2, ns="progress")
+    verdict = judge_pair(fix, decision, 0.5)
+    assert verdict.relation is Relation.SUPERSEDES and "webhook" in verdict.reason
+    # with no condition, or waiting on something else, the decision stands
+    for summary in ("Keep the polling sync for the billing export",
+                    "Keep the polling sync until the queue consumer is fixed"):
+        assert judge_pair(fix, memory(summary, days=0), 0.5).relation is not Relation.SUPERSEDES, summary
+
+
+def test_a_fix_is_paired_with_its_problem_past_many_notes_sharing_its_rarest_word() -> None:
+    problem = memory("Nightly export blocked: exporter crashes on empty shards", days=0, ns="blockers")
+    # later notes that hold every rare word of the fix but state no problem
+    chatter = [memory(f"Exporter shard layout note {i}", "The exporter crash log, fixed at night, lists empty shards.",
+                      days=1, ns="learnings") for i in range(15)]
+    chatter = [m.model_copy(update={"timestamp": m.timestamp + timedelta(minutes=i)}) for i, m in enumerate(chatter)]
+    fix = memory("Fixed exporter crash on empty shards", days=2, ns="progress")
+    everyone = [problem, *chatter, fix]
+    pairs = {(n.key, o.key) for n, o in lexical_pairs(everyone, {m.key: m.timestamp for m in everyone})}
+    assert (fix.key, problem.key) in pairs
+    assert judge_pair(fix, problem, 0.0).relation is Relation.SUPERSEDES
