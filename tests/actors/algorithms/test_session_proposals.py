@@ -502,6 +502,19 @@ def test_a_distinction_too_long_for_a_summary_is_said_without_the_option_turned_
     assert content.endswith("not call a non-existent /notify/ endpoint.")
 
 
+def test_a_rule_that_names_nothing_to_check_it_by_is_advice_not_a_rule(tmp_path) -> None:
+    w = _writer("f7a1")
+    w.user("I want you to fully switch off when the week ends.\n\n"
+           "Ensure that we wow everybody with what we hand over.\n\n"
+           "From now on, bring a sharper eye to everything we hand over.\n\n"
+           "I want you to work from home at most twice a week.\n\n"
+           "Please run the linter before every push.\n\n"
+           "An empty answer on a miss is the right call.")
+    assert [summary for _, summary, _ in _read(tmp_path, w)] == [
+        "I want you to work from home at most twice a week.", "Please run the linter before every push.",
+        "An empty answer on a miss is the right call."]
+
+
 def test_a_correction_of_where_something_ended_up_is_a_decision(tmp_path) -> None:
     w = _writer("c1d2")
     w.user("Hey the Makefile, Dockerfile and ops/ folder all got created inside backend/ but they should be at the "
