@@ -393,7 +393,7 @@ _WORKPLACE = re.compile(
 _WORK_THING = re.compile(
     r"\b(?:code|coding|codebase|functions?|methods?|class(?:es)?|variables?|attributes?|arguments?|parameters?|"
     r"names?|naming|modules?|imports?|decorators?|docstrings?|annotations?|type\s+hints?|comments?|tests?|testing|"
-    r"commits?|branch(?:es)?|merges?|pull\s+requests?|PRs?|repo(?:sitor(?:y|ies))?|lint(?:er|ing)?|formatt(?:er|ing)|"
+    r"commits?|branch(?:es)?|merges?|pull\s+requests?|PRs?|repo(?:sitor(?:y|ies))?|lint(?:ers?|ing)?|formatt(?:ers?|ing)|"
     r"debug(?:ger|ging)?|profil(?:er|ing)|IDE|editor|pipelines?|CI|CD|builds?|deploy\w*|environments?|venv|"
     r"dependenc(?:y|ies)|packages?|librar(?:y|ies)|frameworks?|APIs?|endpoints?|databases?|schemas?|quer(?:y|ies)|"
     r"servers?|scripts?|files?|folders?|director(?:y|ies)|logs?|logging|exceptions?|errors?|hooks?|git|tickets?|"
@@ -421,6 +421,8 @@ _MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|at\s+
 _PROPER_NAME = re.compile(r"(?<=[\s(])(?!I\b|I['’])(?-i:[A-Z][\w+#.-]*)(?![\w+#-]*[.!?]$)")
 #: Words that make a cheer a rule ("never push to main!").
 _RULE_WORD = re.compile(r"\b(?:always|never|must|only|don'?t|do\s+not)\b", re.IGNORECASE)
+#: Where the work is done: what a workplace rule names ("work from home at most once a week").
+_WORK_PLACE = re.compile(r"\b(?:from\s+home|remote(?:ly)?|common\s+area|on-?site|in\s+the\s+office)\b", re.IGNORECASE)
 #: Plan sections that hold decisions (an approved plan's stack, choices, conventions).
 _PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
                            r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
@@ -706,13 +708,33 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
     return found
 
 
+def _names_nothing(summary: str) -> bool:
+    """Whether a user's rule or decision names nothing a later session could check it by: no value, name or count,
+    no always / never, no thing of the code, its tools or the place of work ("ensure we deliver with excellence",
+    "I want you to fully disconnect"): advice, not a rule."""
+    return not (_SPECIFIC.search(summary) or re.search(r"'[^']+'|\"[^\"]+\"", summary) or _PROPER_NAME.search(summary)
+                or _RULE_WORD.search(summary) or _WORK_THING.search(summary) or _MEASURED.search(summary)
+                or _WORK_PLACE.search(summary)
+                # a tool named right after the verb that takes it up ("use uv for locking"), a folder ("public/")
+                or re.match(r"(?:use|switch\s+to|adopt|go\s+with|stick\s+with|move\s+to)\s+(?!(?:a|an|the|our|your|"
+                            r"some|more|this|that|these|those|its|their|my)\b)\w", summary, re.IGNORECASE)
+                or re.search(r"\w/(?=[\s.,;]|$)", summary)
+                # a choice declared names what it chose: "null status on initial load is the right call"
+                or re.search(r"\bis\s+the\s+right\s+(?:call|choice|approach|default)\b", summary, re.IGNORECASE))
+
+
+def _kept(made: RawProposal | None) -> RawProposal | bool:
+    """A user's rule or decision when it names something; False (said, nothing to keep) when not."""
+    return made if made and not _names_nothing(made.summary) else False
+
+
 def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
     but says nothing worth keeping."""
     decision = _USER_DECISION.match(sentence) or _LATER_ON.search(sentence)
     if decision and decision.re is _LATER_ON:  # "start the method names with 'x_' from now on"
-        return _proposal("decisions", sentence[:decision.start()], rest, turn, relevance=0.85, actionability=0.95,
-                         cue="user decision") or False
+        return _kept(_proposal("decisions", sentence[:decision.start()], rest, turn, relevance=0.85,
+                               actionability=0.95, cue="user decision"))
     if decision:
         dropped = next((g for g in decision.groups() if g), None)
         statement = sentence[decision.end():] if dropped else sentence
@@ -725,9 +747,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         if re.match(r"(?:generally|in\s+general|as\s+a)", dropped or "", re.IGNORECASE) \
                 and re.search(r"\b(?:these|those)\b", statement, re.IGNORECASE):
             return False  # "generally, we host these meetings ...": about what was named before, not standing alone
-        return _proposal("decisions", statement, rest, turn, relevance=0.85,
-                         actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
-                         else 0.85, cue="user decision") or False
+        return _kept(_proposal("decisions", statement, rest, turn, relevance=0.85,
+                               actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
+                               else 0.85, cue="user decision"))
     if _CHANGE_VERB.match(sentence) and changes(sentence):
         return _proposal("decisions", sentence, rest, turn, relevance=0.85, actionability=0.9,
                          cue="user change") or False
@@ -742,8 +764,8 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
         rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)
-        return _proposal("patterns" if rule else "decisions", sentence, rest, turn, relevance=0.8,
-                         actionability=0.85, cue="user rule") or False
+        return _kept(_proposal("patterns" if rule else "decisions", sentence, rest, turn, relevance=0.8,
+                               actionability=0.85, cue="user rule"))
     return None
 
 
