@@ -723,9 +723,42 @@ def _names_nothing(summary: str) -> bool:
                 or re.search(r"\bis\s+the\s+right\s+(?:call|choice|approach|default)\b", summary, re.IGNORECASE))
 
 
+#: How a request to the user is led in ("make sure you", "I want you to", "don't forget to").
+_ASKED = (r"^(?:[\w' ]{0,30},\s+)?(?:(?:so|also|and|now|just|please|additionally)\W+)*(?:(?:i\s+(?:want|need)|i'd\s+like)"
+          r"\s+you\s+to\s+|make\s+sure\s+(?:that\s+)?(?:you\s+|to\s+)?|ensure\s+(?:that\s+)?(?:you\s+)?|remember\s+to\s+|"
+          r"don'?t\s+forget\s+to\s+|please\s+)*")
+#: A rule that points back at what was said before it instead of saying it: "update your code accordingly",
+#: "follow this format", "make sure all your classes have the decorator".
+_POINTS_BACK = re.compile(r"\baccordingly\b|\b(?:this|these|those)\s+(?:new\s+|basic\s+)?(?:\w+\s+)?(?:format|structure|"
+                          r"style|way|convention|approach|decorator|suffix|prefix|tool|platform|module|app|method)\b|"
+                          r"\bfor\s+that\s+purpose\b|\bthe\s+(?:decorator|suffix|prefix|app|extension|platform)\s*[.!]?$",
+                          re.IGNORECASE)
+#: A setup step, done once: "make sure you have the latest version installed", "enable two-factor authentication",
+#: "update your contact information" (not "install X" asked as the tool to adopt, nor a step for every case).
+_SETUP_STEP = re.compile(_ASKED + r"(?:also\s+)?(?:install|configure|enable|sign\s+in|log\s+in|set\s+(?:the|your)|"
+                         r"have\s+(?:the|it|our)\b.*\binstalled|download|brush\s+up|update\s+your\s+(?:contact|profile|"
+                         r"email|status)|select|choose)\b(?!.*\b(?:always|every|each|all|never|whenever)\b)", re.IGNORECASE)
+#: A state of mind or habit asked for, not a rule: "make sure you're consistent with the new convention",
+#: "ensure that you're familiar with the platform" (not "make sure you're taking at least ...").
+_STATE_ASKED = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:(?:i\s+want|i'd\s+like)\s+you\s+to\s+)?(?:make\s+sure|ensure)\s+"
+                          r"(?:that\s+)?(?:you'?re|you\s+are|we'?re|we\s+are)\s+(?!taking\b|always\b|never\b)", re.IGNORECASE)
+#: A maxim recalled: "don't forget the power of ...", "keep in mind that your commit messages are documentation".
+_RECALLED_MAXIM = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:keep\s+in\s+mind|don'?t\s+forget|remember)\s*,?\s+(?:the\s+"
+                             r"(?:importance|power|value|beauty)\b|that\b(?!.*\b(?:always|never)\b))", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
-    """A user's rule or decision when it names something; False (said, nothing to keep) when not."""
-    return made if made and not _names_nothing(made.summary) else False
+    """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
+    what was said before it; False (said, nothing to keep) when not."""
+    if not made or _names_nothing(made.summary):
+        return False
+    if re.search(r"'[^']+'", made.summary):  # a value said: "set the formatter to 'black'" is a rule
+        return made
+    asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
+    if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \
+            or _RECALLED_MAXIM.match(made.summary):
+        return False
+    return made
 
 
 def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:

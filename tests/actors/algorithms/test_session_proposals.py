@@ -547,3 +547,24 @@ def test_a_change_the_user_orders_against_a_named_alternative_is_a_decision(tmp_
            "requireRole(['admin', 'reviewer']) instead of requireAuth(). Also re-check the role before each mutation.")
     assert [(ns, summary) for ns, summary, _ in _read(tmp_path, w)] == [
         ("decisions", "Change the content view to call requireRole(['admin', 'reviewer']) instead of requireAuth().")]
+
+
+@pytest.mark.parametrize("said", [
+    "Make sure you bring the old scripts in line accordingly.",  # points back at what was said before
+    "For new functions, make sure you follow this format.",
+    "Make sure every one of your services has the decorator.",
+    "Make sure you have the newest release installed on your laptop.",  # a setup step, done once
+    "Don't forget to enable single sign-on for your account.",
+    "Ensure that you're commenting your code adequately.",  # a state of mind asked for
+    "Don't forget the power of reviewing code together.",  # a maxim recalled
+    "Keep in mind the importance of tests that read like documentation.",
+])
+def test_a_request_that_points_back_sets_up_once_or_asks_a_state_of_mind_is_no_rule(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+def test_a_setup_step_with_a_value_or_for_every_case_stays_a_rule() -> None:
+    assert [s for _, s in _proposed("user", "Make sure you set the formatter to 'black' in the editor.")] == [
+        "Make sure you set the formatter to 'black' in the editor."]
+    assert [s for _, s in _proposed("user", "Make sure you enable strict mode in every new module.")] == [
+        "Make sure you enable strict mode in every new module."]
