@@ -55,17 +55,22 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
         return sorted(earlier, key=lambda o: first_seen[o.key], reverse=True)[:PER_MEMORY]
 
     for m in statements:
-        if family(m.namespace) == "work":
+        if family(m.namespace) == "work" and m.namespace != "progress":
             continue
+        # a progress note's named change is weighed against learnings only (heuristic_judge.judge_pair)
+        wanted = {"learnings"} if m.namespace == "progress" else None
         for change in changes(texts[m.key]):
             known = [w for w in dict.fromkeys(words(change.old)) if 0 < len(holders.get(w, ())) <= COMMON]
             if not known:
                 continue
             rarest = min(known, key=lambda w: (len(holders[w]), w))
-            for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
+            for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"
+                                    and (wanted is None or o.namespace in wanted)]):
                 pairs.setdefault((m.key, older.key), (m, older))
     by_key = {m.key: m for m in statements}
-    for m in statements:  # a fix with the latest earlier problems it resolves (two words of its summary at least)
+    ended: set[str] = set()  # a problem is fixed once: a later fix of the same area ends another problem
+    for m in sorted(statements, key=lambda m: (first_seen[m.key], m.key)):
+        # a fix with the latest earlier problems it resolves (two words of its summary at least)
         if FIXED.search(m.summary):
             held: Counter[str] = Counter()
             for w in dict.fromkeys(words(m.summary)):
@@ -74,10 +79,12 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
             candidates = [by_key[k] for k, n in held.items() if n >= MIN_SHARED]
             found = 0
             for older in sorted(candidates, key=lambda o: first_seen[o.key], reverse=True):
-                if found < PER_MEMORY and (first_seen[older.key], older.key) < (first_seen[m.key], m.key) \
+                if found < PER_MEMORY and older.key not in ended \
+                        and (first_seen[older.key], older.key) < (first_seen[m.key], m.key) \
                         and resolved_problem(m.summary, older.summary, older.namespace) is not None:
                     pairs.setdefault((m.key, older.key), (m, older))
                     found += 1
+                    ended.add(older.key)
     for holders_of_slot in slots.values():  # the same slot: the latest earlier statements of it
         for m in holders_of_slot:
             for older in before(m, holders_of_slot)[:SLOT_PAIRS]:

@@ -7,7 +7,8 @@ What a progress log records of one item goes stale when a later note records the
   "approved for implementation", `approved: <date>`, `started: <date>`, `completed: <date>` (a `null` date says
   not yet; never a bare "completed", which any note says of its own work); a decision (the approval) is carried
   out by a later stage, never replaced;
-- the same spec directory's plan given another size ("5 phases, 24 tasks" then "6 phases, 29 tasks");
+- the same spec directory's plan given another size ("5 phases, 24 tasks" then "6 phases, 29 tasks"), or a
+  phase added past its count ("Renumbered Phase 4 (Tests) to Phase 5" after "4 phases, 14 tasks");
 - a pull request (the same "PR #30") merged after it was opened;
 - a counter of the same total moved on ("Tasks Completed: 25/220" then "Tasks Completed: 210/220");
 - a row of a task table (the same id and task) whose status moved on ("pending" then "done");
@@ -143,17 +144,29 @@ def _later_spec(newer: str, older: str) -> Later | None:
     return Later(f"the same spec ({', '.join(sorted(shared))}) at a later stage: {names[old]} -> {names[new]}")
 
 
+#: A plan's phases changed: "Added Phase 6 (Local Stack)", "Renumbered Phase 4 (Tests) to Phase 5".
+_PHASE_ADDED = re.compile(r"\b(?:added|renumbered|inserted)\s+phase\s+\d+[^.\n]*", re.IGNORECASE)
+_PHASE_NUMBER = re.compile(r"\bphase\s+(\d+)\b", re.IGNORECASE)
+
+
 def _plan(text: str) -> tuple[int, int] | None:
     m = _PLAN.search(text)
     return None if m is None else (int(m["p"] or m["p2"]), int(m["t"] or m["t2"]))
 
 
 def _resized(newer: str, older: str) -> Later | None:
-    """The same spec directory, its plan given another size ("5 phases, 24 tasks" then "6 phases, 29 tasks")."""
+    """The same spec directory, its plan given another size ("5 phases, 24 tasks" then "6 phases, 29 tasks"), or
+    a phase added past the older's count ("4 phases" then "Renumbered Phase 4 (Tests) to Phase 5")."""
     shared = {i for i in _specs(newer) & _specs(older) if i.startswith("spec:")}
     new, old = _plan(newer), _plan(older)
-    if not shared or new is None or old is None or new == old:
+    if not shared or old is None or new == old:
         return None
+    if new is None:
+        added = [int(n) for m in _PHASE_ADDED.finditer(newer) for n in _PHASE_NUMBER.findall(m.group(0))]
+        if not added or max(added) <= old[0]:
+            return None
+        return Later(f"the same spec ({', '.join(sorted(shared))}) planned anew: phase {max(added)} added to its "
+                     f"{old[0]} phases")
     return Later(f"the same spec ({', '.join(sorted(shared))}) planned anew: {old[0]} phases, {old[1]} tasks -> "
                  f"{new[0]} phases, {new[1]} tasks")
 

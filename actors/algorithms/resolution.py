@@ -21,6 +21,9 @@ FIXED = re.compile(
     r"\bunblocked\b|\bnow\s+(?:fully\s+)?(?:functional|working|works|passes|passing|running|succeeds)\b|"
     r"\bworks\s+now\b|\b(?:is|are)\s+(?:now\s+)?working\b|\bno\s+longer\s+(?:blocked|failing|broken|stale|missing)\b",
     re.IGNORECASE)
+#: A fix made, not a thing found working.
+_FIX_MADE = re.compile(r"(?:^|\n)[^\w\n]*fixed\b|\b(?:is|are|was|were|been|got)\s+(?:now\s+)?(?:fixed|resolved)\b|"
+                       r"\bresolved\b", re.IGNORECASE)
 #: A problem stated as how things stand ("blocking", "unavailable", "fails").
 _PROBLEM = re.compile(
     r"\b(?:block(?:s|ing|er)?|unavailable|broken|fails?|failing|not\s+working|(?:is|are)\s+(?:stale|missing|down)|"
@@ -64,8 +67,11 @@ def resolved_problem(newer_summary: str, older_summary: str, older_namespace: st
         return None
     if older_namespace in _DECIDED:
         return _condition_met(newer_summary, older_summary)
+    # "X doesn't accumulate pushed metrics" in a learning may be how X behaves: only a fix said so ends it, not
+    # "the pipeline is working"
     standing = older_namespace == "blockers" or _PROBLEM.search(older_summary) is not None or (
-        older_namespace in _PROBLEM_NAMESPACES and _NOT_DOING.search(older_summary) is not None)
+        older_namespace in _PROBLEM_NAMESPACES and _NOT_DOING.search(older_summary) is not None
+        and _FIX_MADE.search(newer_summary) is not None)
     if not standing:
         return None
     problem = [w for w in dict.fromkeys(words(older_summary)) if w not in _STATE_WORDS and len(w) >= 3]

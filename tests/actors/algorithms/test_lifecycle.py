@@ -75,6 +75,14 @@ def test_a_plan_given_another_size_replaces_the_note_of_the_old_size() -> None:
                     f"- {SPEC}/IMPLEMENTATION_PLAN.md", 2)
     verdict = judge_pair(new, _spec_written(), 0.0)
     assert verdict.relation is Relation.SUPERSEDES and "3 phases, 11 tasks -> 4 phases, 15 tasks" in verdict.reason
+    added = _progress("Updated specification with burst handling",
+                      "## Changes Made\n- Added Phase 3: Burst Handling to IMPLEMENTATION_PLAN.md (3 new tasks)\n"
+                      f"- Renumbered Phase 3 (Tests) to Phase 4\n\n## Related Files\n- {SPEC}/README.md", 2)
+    verdict = judge_pair(added, _spec_written(), 0.0)
+    assert verdict.relation is Relation.SUPERSEDES and "phase 4 added to its 3 phases" in verdict.reason
+    # a phase completed is no phase added
+    done = _progress("Completed Phase 3 of the rate limiter", f"All tasks done.\n- {SPEC}/PROGRESS.md", 4)
+    assert judge_pair(done, _spec_written(), 0.0).relation is not Relation.SUPERSEDES
 
 
 def test_a_pull_request_merged_replaces_the_note_that_opened_it() -> None:

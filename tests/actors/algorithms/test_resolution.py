@@ -34,3 +34,21 @@ def test_a_fix_is_paired_with_its_problem_past_many_notes_sharing_its_rarest_wor
     pairs = {(n.key, o.key) for n, o in lexical_pairs(everyone, {m.key: m.timestamp for m in everyone})}
     assert (fix.key, problem.key) in pairs
     assert judge_pair(fix, problem, 0.0).relation is Relation.SUPERSEDES
+
+
+def test_a_behaviour_learned_is_ended_by_a_fix_made_not_by_a_thing_found_working() -> None:
+    learned = memory("The collector's scrape exporter doesn't keep pushed samples", days=0, ns="learnings")
+    working = memory("Verified the push to collector to scrape exporter pipeline is working", days=1, ns="progress")
+    assert judge_pair(working, learned, 0.7).relation is not Relation.SUPERSEDES
+    fixed = memory("Fixed the scrape exporter dropping pushed samples: collector keeps them now", days=2,
+                   ns="progress")
+    assert judge_pair(fixed, learned, 0.7).relation is Relation.SUPERSEDES
+
+
+def test_a_problem_is_ended_by_the_first_fix_a_later_fix_of_the_area_is_not_paired_with_it() -> None:
+    blocker = memory("Workers collect traces but don't flush them to the exporter", days=0, ns="blockers")
+    first = memory("Fixed worker traces not flushing to the exporter", days=1, ns="progress")
+    later = memory("Fixed exporter batching of worker traces for short-lived jobs", days=3, ns="progress")
+    everyone = [blocker, first, later]
+    pairs = {(n.key, o.key) for n, o in lexical_pairs(everyone, {m.key: m.timestamp for m in everyone})}
+    assert (first.key, blocker.key) in pairs and (later.key, blocker.key) not in pairs
