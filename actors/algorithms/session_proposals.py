@@ -708,12 +708,20 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
     return found
 
 
+#: "Don't" and "always" that forbid or require nothing: "don't forget to ...", "don't hesitate", "always a pleasure",
+#: "never settle for ...", "always keep an open mind".
+_NO_RULE_WORD = re.compile(r"\b(?:don'?t|do\s+not)\s+(?:forget|hesitate|let|get|wait|overwhelm|miss|be\s+afraid)\b|"
+                           r"\balways\s+(?:a\s+pleasure|keep\s+an\s+open|striving|seek|apply)\b|"
+                           r"\bnever\s+(?:settle|compromise)\b", re.IGNORECASE)
+
+
 def _names_nothing(summary: str) -> bool:
     """Whether a user's rule or decision names nothing a later session could check it by: no value, name or count,
     no always / never, no thing of the code, its tools or the place of work ("ensure we deliver with excellence",
     "I want you to fully disconnect"): advice, not a rule."""
     return not (_SPECIFIC.search(summary) or re.search(r"'[^']+'|\"[^\"]+\"", summary) or _PROPER_NAME.search(summary)
-                or _RULE_WORD.search(summary) or _WORK_THING.search(summary) or _MEASURED.search(summary)
+                or _RULE_WORD.search(_NO_RULE_WORD.sub("", summary)) or _WORK_THING.search(summary)
+                or _MEASURED.search(summary)
                 or _WORK_PLACE.search(summary)
                 # a tool named right after the verb that takes it up ("use uv for locking"), a folder ("public/")
                 or re.match(r"(?:use|switch\s+to|adopt|go\s+with|stick\s+with|move\s+to)\s+(?!(?:a|an|the|our|your|"

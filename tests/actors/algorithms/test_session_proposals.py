@@ -568,3 +568,10 @@ def test_a_setup_step_with_a_value_or_for_every_case_stays_a_rule() -> None:
         "Make sure you set the formatter to 'black' in the editor."]
     assert [s for _, s in _proposed("user", "Make sure you enable strict mode in every new module.")] == [
         "Make sure you enable strict mode in every new module."]
+
+
+def test_a_dont_forget_or_always_that_forbids_nothing_does_not_make_advice_a_rule() -> None:
+    assert _proposed("user", "Don't forget to leave plenty of room for chatting.") == []
+    assert _proposed("user", "Always keep an open mind about what others bring.") == []
+    assert [s for _, s in _proposed("user", "Never merge your own pull request without a second review.")] == [
+        "Never merge your own pull request without a second review."]
