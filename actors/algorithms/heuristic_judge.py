@@ -5,7 +5,7 @@
   or be contained by a statement that holds all its words.
 - A newer knowledge memory (decision, learning, ...) supersedes an older one only when it names what it replaced
   and the older one asserts that thing about the same subject (actors/algorithms/change_claim.py); a change
-  word alone is no evidence. A progress note naming what it replaced so supersedes a learning too.
+  word alone is no evidence.
 - A progress note supersedes an earlier one only on the same task of the same area at the same or a later state
   (actors/algorithms/task_progress.py).
 - A newer statement gives an older one's slot another value, or turns its rule round
@@ -177,12 +177,6 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         if task is not None:
             return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
                            reason=f"a later note on {task} (same task, same or later state)")
-    elif newer.namespace == "progress" and older.namespace == "learnings":
-        # work done that names what it replaced ("flush after each operation instead of session-end-only export")
-        # ends a learning that asserts the old way; a decision it carries out
-        match = replaced_in(newer.summary, new_text, older.summary, old_text)
-        if match is not None:
-            return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=match.reason())
     elif same_family and not (newer.namespace == "learnings" and older.namespace in DECIDED):
         match = replaced_in(newer.summary, new_text, older.summary, old_text)
         if match is not None:

@@ -55,17 +55,14 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
         return sorted(earlier, key=lambda o: first_seen[o.key], reverse=True)[:PER_MEMORY]
 
     for m in statements:
-        if family(m.namespace) == "work" and m.namespace != "progress":
+        if family(m.namespace) == "work":
             continue
-        # a progress note's named change is weighed against learnings only (heuristic_judge.judge_pair)
-        wanted = {"learnings"} if m.namespace == "progress" else None
         for change in changes(texts[m.key]):
             known = [w for w in dict.fromkeys(words(change.old)) if 0 < len(holders.get(w, ())) <= COMMON]
             if not known:
                 continue
             rarest = min(known, key=lambda w: (len(holders[w]), w))
-            for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"
-                                    and (wanted is None or o.namespace in wanted)]):
+            for older in before(m, [o for o in holders[rarest] if family(o.namespace) == "knowledge"]):
                 pairs.setdefault((m.key, older.key), (m, older))
     by_key = {m.key: m for m in statements}
     ended: set[str] = set()  # a problem is fixed once: a later fix of the same area ends another problem

@@ -147,14 +147,3 @@ def test_hostile_whitespace_is_refused_not_backtracked() -> None:
     assert slot_of("Use x" + " " * 2000 + "y") is None
     assert slot_of("Use x for builds" + ", so that" * 20 + " a") is not None  # short enough: read, reason cut
 
-
-def test_work_that_names_what_it_replaced_ends_the_learning_of_the_old_way_not_a_decision() -> None:
-    learned = memory("Search index is rebuilt nightly, not on each write",
-                     "The indexer runs from cron at 02:00; writes wait for the nightly rebuild.", days=0,
-                     ns="learnings")
-    done = _progress("Added incremental indexing to the write path", 2,
-                     "## Summary\nEvery write now updates the index at once, instead of the nightly rebuild.")
-    verdict = judge_pair(done, learned, 0.5)
-    assert verdict.relation is Relation.SUPERSEDES and "nightly rebuild" in verdict.reason
-    decided = memory("Rebuild the search index nightly", "Cheaper than indexing on write.", days=0)
-    assert judge_pair(done, decided, 0.5).relation is not Relation.SUPERSEDES
