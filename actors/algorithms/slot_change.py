@@ -34,7 +34,9 @@ from memactors.actors.algorithms.change_claim import words
 _QUOTED = re.compile(r"(?<![A-Za-z0-9])['\"`‘“](?P<v>[^'\"`’”\n]{1,40}?)['\"`’”](?![A-Za-z0-9])")
 _NAME = re.compile(r"\b(?P<v>[A-Z][A-Za-z0-9]*(?:[+#.-][A-Za-z0-9]+)*(?:\s+[A-Z][A-Za-z0-9]+)*)\b")
 #: "for your projects", "for all new code": where an instruction applies, not a role.
-_SCOPE_ONLY = re.compile(r"(?:new|the\s+rest|this|these|those|now|a\s+while|long)\b", re.IGNORECASE)
+_SCOPE_ONLY = re.compile(r"(?:new|the\s+rest|this|these|those|now|a\s+while|long|(?:quite\s+)?some\s+time|"
+                         r"(?:a\s+)?(?:long\s+)?time|(?:a\s+few\s+|several\s+|many\s+)?(?:years|months|weeks|ages))\b",
+                         re.IGNORECASE)
 #: Determiners before a role ("for all your video calls"): not what the role is.
 _DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s+)+", re.IGNORECASE)
 #: Where a role ends: "video calls related to our project", "main machine when working remotely".
@@ -47,8 +49,13 @@ _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks e
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
 #: A number in words: how often, or how many of a thing ("twice a week", "two monitors"; not "one of the things").
-_COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)(?=\s+(?!of\b)[a-z]+s\b))\b",
-                    re.IGNORECASE)
+_COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)(?=\s+(?!of\b)[a-z]+s\b)|"
+                    r"half(?=\s+(?:of|the|your|our)\b)|single(?=\s+[a-z]+\b))\b", re.IGNORECASE)
+#: A count said in words is its number: "twice" = "two times" = 2, "a single monitor" = one.
+_COUNT_VALUE = {"once": "1", "single": "1", "twice": "2", "two": "2", "thrice": "3", "three": "3", "four": "4",
+                "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "half"}
+#: What a count is counted in, not what it counts: "three days a week" = "three times a week".
+_COUNT_UNITS = frozenset(words("time times day days"))
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
 _USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
         r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
@@ -102,9 +109,10 @@ _EXCLUSIVE = re.compile(r"\b(?:start\w*|begin\w*|end\w*|prefix\w*|suffix\w*|main
                         r"standard|standardi[sz]\w*|official|go-to|every|at\s+most|at\s+least|maximum|minimum|limit|cap|timeout)\b",
                         re.IGNORECASE)
 #: A rule turned round says so: without it two opposite rules are a conflict, not a change.
-_TURNED = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+today|starting\s+(?:today|now)|"
+_TURNED = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+here\s+on(?:\s+out)?|from\s+today|starting\s+(?:today|now)|"
                      r"henceforth|no\s+longer|any\s*more|instead|after\s+all|now|for\s+now|these\s+days|"
-                     r"reconsider\w*|revers\w*)\b", re.IGNORECASE)
+                     r"reconsider\w*|revers\w*|(?:made|make|making)\s+the\s+switch|switch\w*\s+(?:over\s+)?to|"
+                     r"transition\w*\s+to)\b", re.IGNORECASE)
 #: Sentence openers a capitalised word may be without being a name.
 _OPENERS = frozenset("I I'd I'm I've I'll We We'll Let's Now From Going Moving Please Also Always Never Use "
                      "Make Remember Additionally Firstly First Finally Well So And But Then When For In On At "
@@ -176,6 +184,10 @@ class Slot:
     role: bool = False
     #: a role's first part ("video calls" of "video calls and messaging")
     head: frozenset[str] = frozenset()
+    #: the value is how many or how often, said in words ("twice a week", "a single monitor")
+    counted: bool = False
+    #: the unit every value is measured in ("minute" of "every 60 minutes"), or ''
+    unit: str = ""
 
     @property
     def rule(self) -> bool:
@@ -292,6 +304,34 @@ _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s
                      r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
 #: ... and said to be taken up, not only mentioned.
 _CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
+#: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
+_WORKPLACE = re.compile(r"\b(?:work|working|works|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
+                        r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
+                        r"(?:(?:\w+\s+){0,2}?(?:in|at|from|to|into|on)\s+)?(?:the|our|a|your)\s+"
+                        r"(?P<v>(?:[\w-]+\s+){0,3}?(?:area|room|office|floor|space|lab|lounge|corner|hub|zone|wing|"
+                        r"building))\b", re.IGNORECASE)
+#: A tool named after its role: "our version control system, Bitbucket", "a tool we use for project management:
+#: Monday", "our coding assistant — it's called TabNine".
+_APPOSITIVE = re.compile(r"\b(?:our|the|an?|your)\s+(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
+                         r"(?P<use>\s+(?:we|that|which|i)\s+(?:use|rely\s+on|have|prefer)\b[^,:;—–]{0,40}?)?"
+                         r"\s*(?:,|:|—|–|\s-)\s*(?:(?:it's|it\s+is|called|named)\s+)?"
+                         r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2})\s*[.!]?$")
+_USED_FOR = re.compile(r"\bfor\s+(?P<role>[^,:;—–]+)$", re.IGNORECASE)
+
+
+def _appositive_role(named: re.Match) -> set[str]:
+    """The role a tool named after it fills: the words before the name, or what "we use it for" says; empty when
+    that is no known role of two words or more (a "system" alone is no role)."""
+    said = [named["role"]]
+    if named["use"] and (used := _USED_FOR.search(named["use"])) is not None:
+        said.append(used["role"])
+    for role in map(_role_words, said):
+        plain = {w for w in role if not w.startswith("in:")}
+        if plain and (_family(frozenset(role)) or len(plain) >= MIN_ROLE_WORDS):
+            return role
+    return set()
+
+
 #: What a naming convention names, the longer first ("function argument names" are not "function names").
 _KINDS = (r"function\s+argument|function\s+parameter|argument|parameter|attribute|method|function|variable|class|"
           r"constant|module|file|branch|table|column|field|property|interface|enum|package|component|endpoint")
@@ -386,10 +426,18 @@ def slot_of(sentence: str) -> Slot | None:
                     sentence=sentence, whole=_frame(text, []), role=True)
     if (naming := _naming_slot(said, text, positive, sentence)) is not None:
         return naming
+    if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text):
+        # "set up your workstation in the common area", "go to the IT room to work": where one works holds one place
+        return Slot(frame=frozenset({"workplace"}), value=" ".join(place["v"].split()), positive=positive,
+                    exclusive=_ADDITIVE.search(text) is None, sentence=sentence, whole=_frame(text, []), role=True)
+    if (named := _APPOSITIVE.search(said)) is not None and (called_role := _appositive_role(named)):
+        # "our version control system, Bitbucket", "a tool we use for project management: Monday"
+        return Slot(frame=frozenset(called_role), value=named["v"], positive=positive,
+                    exclusive=_ADDITIVE.search(said) is None, sentence=sentence, whole=_frame(said, []), role=True)
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
     role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
-    exclusive = measured = False
+    exclusive = measured = is_count = False
     role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
     has_role = bool(role_words)
     if quoted:
@@ -410,6 +458,10 @@ def slot_of(sentence: str) -> Slot | None:
         return Slot(frame=frozenset(called_role), value=called["v"], positive=positive,
                     exclusive=_ADDITIVE.search(text) is None and _CALLED_IN_USE.search(text) is not None,
                     sentence=sentence, whole=_frame(text, []), role=True)
+    elif (known := _known_tool(text)) is not None:
+        # "it's time we made the switch to Zoom": a well-known tool taken up fills its usual role
+        return Slot(frame=_FAMILY_FRAME[known[1]], value=known[0], positive=positive,
+                    exclusive=_ADDITIVE.search(text) is None, sentence=sentence, whole=_frame(text, []), role=True)
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None
@@ -420,6 +472,7 @@ def slot_of(sentence: str) -> Slot | None:
     elif counted := _COUNT.findall(text):  # "twice a week", "three monitors": a number said in words
         values = counted
         exclusive = True
+        is_count = True
     if values and all(_STYLE.match(v) for v in values):
         exclusive = True
     if quoted and all(_SETTING_NAME.search(q) for q in quoted) and (setting := _SET_TO.search(text)) is not None:
@@ -433,11 +486,14 @@ def slot_of(sentence: str) -> Slot | None:
         # what is added accumulates; "start with 'f_' and end with '_g'" holds two slots: it changes neither
         exclusive = False
     frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
+    if is_count:  # "three days a week" / "twice a week": the frame is what is counted, not the unit
+        frame -= _COUNT_UNITS
     if len(frame) < (1 if not values or measured else 2):  # "a break every 60 minutes": the unit says much
         return None
     value = " + ".join(values)
     return Slot(frame=frame, value=value, positive=positive, exclusive=exclusive or not values, sentence=sentence,
-                whole=_frame(text, []))
+                whole=_frame(text, []), counted=is_count,
+                unit=" ".join(sorted({_unit(v) for v in values})) if measured else "")
 
 
 def statement(summary: str, body: str) -> str:
@@ -518,6 +574,42 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
         for b in slots_of(older):
             if (change := _slot_change(a, b, newer)) is not None:
                 return change
+    a, b = rule_object(newer), rule_object(older)
+    if a is not None and b is not None and a.frame == b.frame and a.positive != b.positive:
+        return SlotChange(a, b)  # "always use a linter" after "avoid using a linter in your code"
+    return None
+
+
+#: The thing a rule says to use or not ("always use a formatter", "avoid using pre-commit hooks"): up to two words
+#: after the verb, before where or when it applies.
+_RULE_OBJECT = re.compile(
+    r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
+    r"set\s+up|setting\s+up)\s+(?:(?:a|an|the|any|your|our|only|of)\s+)*"
+    r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
+    r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|"
+    r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
+_PRONOUN_OBJECT = frozenset("it them this that these those one ones".split())
+#: Where the clause holding a rule's verb begins: its negation is said in it.
+_CLAUSE_START = re.compile(r"[,;:—–]\s*|\s+but\s+", re.IGNORECASE)
+_NO_CIRCUMSTANCES = re.compile(r"\b(?:under\s+no\s+circumstances|by\s+no\s+means|in\s+no\s+case)\b", re.IGNORECASE)
+#: A rule given, not only mentioned: "I want you to", "please", "always", "make sure".
+_ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|refrain\w*|want\s+you|need\s+you|"
+                        r"like\s+you|expect\s+you|importance|important|from\s+now\s+on|going\s+forward|"
+                        r"moving\s+forward|under\s+no\s+circumstances)\b", re.IGNORECASE)
+
+
+def rule_object(sentence: str) -> Slot | None:
+    """The rule a sentence gives to use (or not) one thing, as a slot whose frame is that thing: "never use a VPN"
+    and "always use a VPN when working remotely" are one rule turned round. None for a pronoun or no such verb."""
+    if len(sentence) > MAX_SENTENCE or not _ASKED_FOR.search(sentence):
+        return None
+    for m in _RULE_OBJECT.finditer(sentence):
+        obj = frozenset(words(m["obj"]))
+        if not obj or m["obj"].split()[0].lower() in _PRONOUN_OBJECT or obj <= _DIRECTIVE | _SCOPE_WORDS:
+            continue
+        clause = _CLAUSE_START.split(sentence[: m.start()])[-1]
+        positive = _NEGATIVE.search(clause) is None and _NO_CIRCUMSTANCES.search(clause) is None
+        return Slot(frame=obj, value="", positive=positive, exclusive=True, sentence=sentence, whole=obj)
     return None
 
 
@@ -529,6 +621,8 @@ def _slot_change(a: Slot, b: Slot, newer: str) -> SlotChange | None:
     if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
     if same_value(a.value, b.value) or _refines(a.value, b.value):
+        return None
+    if a.counted and b.counted and _number(a.value) == _number(b.value):  # "twice" = "two times"
         return None
     return SlotChange(a, b)
 
@@ -552,6 +646,8 @@ MAX_RULE_KEYS = 4
 MAX_ROLE_KEYS = 5
 #: A role said more fully holds the other's words, at least this many ("video calls" in "video calls and meetings").
 MIN_ROLE_WORDS = 2
+#: A count's frames said with a word more or less still share this many words ("work from home ... a week").
+MIN_COUNT_WORDS = 2
 
 
 #: Roles one tool fills said in other words: what a team talks in, meets in, tracks work in, versions code in,
@@ -569,7 +665,35 @@ _ROLE_FAMILIES = {
     "write": (frozenset(words("ide editor integrated development environment")), frozenset(words("ide editor integrated"))),
     "machine": (frozenset(words("computer machine laptop desktop workstation development")),
                 frozenset(words("computer machine laptop desktop workstation"))),
+    "assist": (frozenset(words("assistant assistance completion autocomplete ai")),
+               frozenset(words("assistant completion autocomplete"))),
 }
+#: A role family said in its plainest words: the frame of a well-known tool taken up without naming its role.
+_FAMILY_FRAME = {"talk": frozenset(words("communication")), "meet": frozenset(words("video call")),
+                 "track": frozenset(words("project management")), "version": frozenset(words("version control")),
+                 "write": frozenset(words("ide")), "assist": frozenset(words("assistant"))}
+#: Well-known tools of one role each (a tool of two roles, such as Microsoft Teams, is left out: its role must be
+#: said). World knowledge a person reading "switch to Zoom" brings; matched on a whole name only ("GitHub Actions"
+#: is not GitHub).
+_KNOWN_TOOLS = {name.lower(): family for family, names in {
+    "meet": ("Zoom", "Skype", "Google Meet", "Webex", "GoToMeeting", "Jitsi", "BlueJeans", "Whereby"),
+    "talk": ("Slack", "Discord", "Mattermost", "Rocket.Chat", "Zulip", "Telegram", "WhatsApp", "Element"),
+    "track": ("Jira", "Asana", "Trello", "Monday", "Monday.com", "Linear", "ClickUp", "YouTrack", "Basecamp",
+              "Notion", "Wrike", "Shortcut", "Pivotal Tracker"),
+    "version": ("GitHub", "GitLab", "Bitbucket", "Mercurial", "Subversion", "SVN", "Perforce", "Gitea"),
+    "write": ("VSCode", "VS Code", "Visual Studio Code", "PyCharm", "IntelliJ", "IntelliJ IDEA", "Vim", "Neovim",
+              "Emacs", "Sublime Text", "Atom", "Eclipse", "Spyder", "Zed", "Helix", "WebStorm", "Xcode"),
+    "assist": ("Copilot", "GitHub Copilot", "TabNine", "Tabnine", "CodeWhisperer", "Amazon CodeWhisperer", "Codestral",
+               "Codeium", "Cody", "Cursor"),
+}.items() for name in names}
+
+
+def _known_tool(text: str) -> tuple[str, str] | None:
+    """(tool, role family) when a sentence that asks for something takes up exactly one well-known tool; else None."""
+    if not (_ASKED_FOR.search(text) or _TURNED.search(text) or re.search(rf"\b{_USE}\b", text, re.IGNORECASE)):
+        return None
+    found = {(name, _KNOWN_TOOLS[name.lower()]) for name in _names(text) if name.lower() in _KNOWN_TOOLS}
+    return found.pop() if len(found) == 1 else None
 #: Words that only say whose or how much of a role: "internal communication", "all team communication".
 _ROLE_MODIFIERS = frozenset(words("internal external team day-to-day daily everyday regular quick general online "
                                   "remote company-wide most"))
@@ -587,6 +711,10 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     of them, and the same place ("for testing in the legacy service" stays that service's slot)."""
     if a.frame == b.frame:
         return True
+    if a.counted and b.counted:  # "work from home no more than twice a week" / "... three days a week for your role"
+        return len(a.frame & b.frame) >= MIN_COUNT_WORDS and len(a.frame ^ b.frame) <= MAX_RULE_EXTRA
+    if a.unit and a.unit == b.unit:  # "a break every 60 minutes" / "a short break every 50 minutes"
+        return bool(a.frame & b.frame) and len(a.frame ^ b.frame) <= 1
     if not (a.role and b.role):
         return False
     if 1 in (len(a.frame), len(b.frame)) and _initials(a.frame) and _initials(a.frame) == _initials(b.frame):
@@ -617,6 +745,17 @@ def _initials(frame: frozenset[str]) -> str:
     return "".join(sorted(w[0] for w in frame)) if len(frame) <= 5 else ""
 
 
+def _unit(value: str) -> str:
+    """The unit of a measured value, singular ("60 minutes" -> "minute")."""
+    unit = value.split()[-1].lower() if " " in value else re.sub(r"^[\d.,]+", "", value).lower()
+    return unit[:-1] if unit.endswith("s") and len(unit) > 2 else unit
+
+
+def _number(value: str) -> str:
+    """A count said in words as its number ("twice" -> "2", "a single" -> "1")."""
+    return " + ".join(_COUNT_VALUE.get(v.strip().lower(), v.strip().lower()) for v in value.split("+"))
+
+
 def _refines(a: str, b: str) -> bool:
     """One value is the other said more fully ("structlog with JSON output" / "structlog"): no new value."""
     wa, wb = set(words(a)), set(words(b))
@@ -635,12 +774,19 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
                      for part in combinations(sorted(slot.whole), k)]
         if slot.exclusive and slot.value and slot.positive:
             keys.append(("frame", slot.frame))
+            if (slot.counted and MIN_COUNT_WORDS < len(slot.frame) <= MAX_ROLE_KEYS) or (
+                    slot.unit and 1 < len(slot.frame) <= MAX_ROLE_KEYS):  # paired by most of the frame
+                keys += [("frame", frozenset(part)) for part in combinations(sorted(slot.frame), len(slot.frame) - 1)]
             plain = sorted(w for w in slot.frame if not w.startswith("in:"))
             if slot.role and _initials(slot.frame):
                 keys.append(("acronym", frozenset({_initials(slot.frame)})))
+            if slot.role and (family := _family(slot.frame)):  # "video conferencing" / "video calls"
+                keys.append(("family", frozenset({family})))
             if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "... and meetings"
                 place = slot.frame - set(plain)
                 keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]
+    if (rule := rule_object(statement(summary, body))) is not None:  # the same thing, said to use or not
+        keys.append(("object", rule.frame))
     return tuple(dict.fromkeys(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys))
 
 

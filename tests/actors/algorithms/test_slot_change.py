@@ -238,3 +238,73 @@ def test_one_value_for_two_kinds_of_names_is_a_slot_for_each() -> None:
     change = slot_change(both, "End method names with '_x'.")
     assert change is not None and not change.partial and "'_x' -> '_b'" in change.reason()
     assert slot_change(both, "End class names with '_k'.") is None
+
+
+def test_a_count_said_in_other_units_or_with_a_word_more_is_one_slot() -> None:
+    old = memory("Work from home no more than three days a week for your role.", days=0)
+    new = memory("Going forward, work from home no more than twice a week.", days=7)
+    verdict = judge_pair(new, old, 0.5)
+    assert verdict.relation is Relation.SUPERSEDES and "'three' -> 'twice'" in verdict.reason
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))  # paired for judging
+    assert slot_change("From now on, work from home two times a week.", "Work from home twice a week.") is None
+    assert slot_change("Going forward, review pull requests twice a week.", "Work from home three days a week.") is None
+
+
+def test_where_one_works_is_one_place() -> None:
+    change = slot_change("From now on, I'd like you to set up your workstation in the common area.",
+                         "From now on, always go to the IT room to work.")
+    assert change is not None and "'IT room' -> 'common area'" in change.reason()
+    assert slot_change("From now on, work from the common area.", "Work from the common area whenever you can.") is None
+    assert slot_change("From now on, work from home once a week.", "Always go to the IT room to work.") is None
+
+
+def test_a_tool_named_after_its_role_fills_that_role() -> None:
+    older = "Now that you're settling in, let me introduce you to our version control system, Bitbucket."
+    change = slot_change("Going forward, I'd like you to use GitLab as our main version control system.", older)
+    assert change is not None and "'Bitbucket' -> 'GitLab'" in change.reason()
+    change = slot_change("From now on, use Jira for project management.",
+                         "I want to introduce you to an essential tool we use for project management: Monday.")
+    assert change is not None and "'Monday' -> 'Jira'" in change.reason()
+    assert slot_change("Going forward, use GitLab as our main version control system.",
+                       "Let me introduce you to our new system, Bitbucket.") is None  # "system" alone is no role
+
+
+def test_a_rule_turned_round_names_the_same_thing_to_use() -> None:
+    change = slot_change("I want to reinforce the importance of using a linter.",
+                         "I want you to avoid using a linter in your code.")
+    assert change is not None and "turned round" in change.reason()
+    change = slot_change("I want you to always use a VPN when working remotely.",
+                         "Under no circumstances should you ever use a VPN on our internal network.")
+    assert change is not None and "turned round" in change.reason()
+    new = memory("Moving forward, I want you to always utilize a pre-commit hook in your version control system.",
+                 days=5)
+    old = memory("I want you to avoid using pre-commit hooks in your work.", days=0)
+    assert judge_pair(new, old, 0.5).relation is Relation.SUPERSEDES
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))
+    # a pronoun names nothing; a mention is no rule; the same rule said twice is no change
+    assert slot_change("Whiteboards help, but I want you to avoid using them.", "Always use a whiteboard.") is None
+    assert slot_change("We talked about using a linter last week.", "I want you to avoid using a linter.") is None
+    assert slot_change("Please always use a linter.", "I want you to use a linter on every project.") is None
+
+
+def test_a_well_known_tool_taken_up_fills_its_usual_role() -> None:
+    older = "Going forward, we'll be using Google Meet for all our video conferencing."
+    change = slot_change("We've been using Skype for quite some time now, but it's time we made the switch to Zoom.",
+                         older)
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+    new = memory("From now on, I'd like you to use Slack.", days=4)
+    old = memory("Use Discord for all internal communication.", days=0)
+    assert judge_pair(new, old, 0.5).relation is Relation.SUPERSEDES
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))
+    # a description takes nothing up; a tool of two roles must have its role said; a longer name is another tool
+    assert slot_change("Slack is a powerful tool for quick exchanges.", "Use Discord for team chat.") is None
+    assert slot_change("From now on, use Microsoft Teams.", "Use Zoom for video calls.") is None
+    assert slot_change("Going forward, use GitHub Actions.", "Use GitLab as the main version control system.") is None
+
+
+def test_a_measure_said_with_a_word_more_is_one_slot() -> None:
+    change = slot_change("From now on, I'd like you to take a short break every 50 minutes.",
+                         "Going forward, I want you to aim for a break every 60 minutes.")
+    assert change is not None and "'60 minutes' -> '50 minutes'" in change.reason()
+    assert slot_change("Set the API timeout to 30 seconds.", "Set the database timeout to 60 seconds.") is None
+    assert slot_change("From now on, take a short break every 50 minutes.", "Take a lunch break of 60 seconds.") is None
