@@ -314,7 +314,9 @@ _TOPIC_INTRO = re.compile(
     r"update\s+you|touch\s+(?:base|on)|introduce|share|mention|bring\s+up|give\s+you|walk\s+you|provide\s+you|shift|"
     r"switch|chat|check\s+in|ensure\s+we'?re|make\s+sure\s+we'?re|follow\s+up|circle\s+back)\b"
     r"|\b(?:shift(?:ing)?|switch(?:ing)?|chang(?:e|ing))\s+gears\b|^speaking\s+of\b"
-    r"|^(?:[\w' ]{0,30},\s+)?(?:i|we)\s*(?:'d|would)\s+(?:like|love|appreciate)\s+(?:your|to\s+hear|to\s+get\s+your)\b",
+    r"|^(?:[\w' ]{0,30},\s+)?(?:i|we)\s*(?:'d|would)\s+(?:like|love|appreciate)\s+(?:your|to\s+hear|to\s+get\s+your)\b"
+    # "I want to emphasize the importance of naming conventions": a subject named, nothing asked of it
+    r"|\bemphasi[sz]e\s+the\s+importance\s+of\s+(?!(?:always|never|not)\b)(?!(?!coding\b|naming\b)\w+ing\b)",
     re.IGNORECASE)
 #: A wish for the team, not a rule: "we should ensure that everyone ...", "I think we should look into ...".
 _TEAM_WISH = re.compile(
@@ -352,7 +354,7 @@ _OFFER = re.compile(r"\b(?:here\s+to\s+(?:help|support|assist)|always\s+(?:avail
                     r"(?:your|their)\s+(?:voice|ideas)\s+(?:and\s+ideas\s+)?matter)", re.IGNORECASE)
 #: Praise: "I like the way you're thinking".
 _PRAISE = re.compile(r"^(?:[\w' ]{0,30},\s+)?i\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:the\s+way|your|how|that\s+you"
-                     r"|what\s+you)\b", re.IGNORECASE)
+                     r"|what\s+you|the\s+sound\s+of)\b|^i\s+must\s+say\b", re.IGNORECASE)
 #: A bare pronoun standing for what was named before the sentence, right after the verb that asks ("I want you to
 #: start implementing them", "always start them with 'f_'"; not "start names with 'y_' and end them with '_y'").
 _BARE_PRONOUN = re.compile(
@@ -378,6 +380,9 @@ _QUALITY = re.compile(
     r"well[- ](?:documented|tested|structured|organi[sz]ed|written|commented|designed)|clean|robust|simple|modular|"
     r"reusable|secure|safe|smooth|effective|effectively|efficiently|properly|carefully|responsive|engaging|inclusive|"
     r"comfortable|informed|timely|promptly|structured|productive)\b(?!\s+immediately)", re.IGNORECASE)
+#: The body at the desk ("your eyes should be level with the top of your monitor", "stay hydrated").
+_BODY = re.compile(r"\b(?:eyes?|eye\s+level|eye\s+strain|wrists?|arms?|elbows?|lower\s+back|posture|hydrat\w*)\b",
+                   re.IGNORECASE)
 #: What the workplace, not the code, is about: meetings, time off, events, careers, clients, people.
 _WORKPLACE = re.compile(
     r"\b(?:meetings?|agenda|vacations?|holidays?|breaks?|lunch|posture|wrists?|chairs?|desk|ergonomic\w*|hotel|"
@@ -552,6 +557,8 @@ def _said_nothing(statement: str) -> bool:
     rule = bool(_RULE_WORD.search(statement))
     if not specific and not rule and _QUALITY.search(statement):
         return True
+    if _BODY.search(statement) and not _MEASURED.search(statement):
+        return True  # how to sit or look at a screen: care for the body, not a rule for the work
     if not specific and _WORKPLACE.search(statement) and not _WORK_THING.search(statement) \
             and not _MEASURED.search(statement):
         return True  # not about code, tools or the project

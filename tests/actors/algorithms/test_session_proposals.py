@@ -575,3 +575,19 @@ def test_a_dont_forget_or_always_that_forbids_nothing_does_not_make_advice_a_rul
     assert _proposed("user", "Always keep an open mind about what others bring.") == []
     assert [s for _, s in _proposed("user", "Never merge your own pull request without a second review.")] == [
         "Never merge your own pull request without a second review."]
+
+
+@pytest.mark.parametrize("said", [
+    "I like the sound of that, Mira.",  # praise
+    "I must say, your test coverage is impressive.",
+    "I want to emphasize the importance of naming conventions.",  # a subject named, nothing asked of it
+    "Your eyes should be level with the top of your monitor.",  # the body at the desk
+    "Make sure your keyboard sits low enough that your wrists stay straight.",
+])
+def test_praise_a_subject_named_and_care_for_the_body_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+def test_the_importance_of_doing_something_stays_a_rule() -> None:
+    assert [s for _, s in _proposed("user", "I want to emphasize the importance of always adding type hints to functions.")
+            ] == ["I want to emphasize the importance of always adding type hints to functions."]
