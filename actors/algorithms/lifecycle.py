@@ -2,7 +2,8 @@
 
 What a progress log records of one item goes stale when a later note records the item further along:
 - a spec (the same `docs/spec/<state>/<date>-<slug>/` directory, the same `slug:` or `created:` value of its
-  front matter, the same GitHub issue, unless each names a different spec directory) at a later stage:
+  front matter, or `expires:` with `tags:`, the same GitHub issue, unless each names a different spec directory)
+  at a later stage:
   draft < in review < approved < started < completed, read from `status: ...` / "status to `in-review`",
   "approved for implementation", `approved: <date>`, `started: <date>`, `completed: <date>` (a `null` date says
   not yet; never a bare "completed", which any note says of its own work); a decision (the approval) is carried
@@ -83,8 +84,11 @@ def identities(text: str) -> frozenset[str]:
     found |= {f"issue:{m['n'] or m['u']}" for m in _ISSUE.finditer(text)}
     found |= {f"pr:{m['n']}" for m in _PR.finditer(text)}
     fields = _fields(text)
-    if _TIMESTAMP.match(fields.get("created", "")):  # not `expires`: two specs created the same minute share it
+    if _TIMESTAMP.match(fields.get("created", "")):
         found.add(f"created:{fields['created']}")
+    if _TIMESTAMP.match(fields.get("expires", "")) and fields.get("tags"):
+        # the expiry alone does not name a spec (two specs created the same minute share it): with its tags it does
+        found.add(f"expires:{fields['expires']}|{fields['tags']}")
     if re.match(r"^[a-z0-9]+(?:-[a-z0-9]+)+$", fields.get("slug", "")):
         found.add(f"spec:{fields['slug']}")
     first = text.strip().split("\n", 1)[0].strip()

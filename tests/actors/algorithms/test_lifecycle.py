@@ -67,6 +67,10 @@ def test_front_matter_cut_from_a_spec_readme_is_replaced_by_a_later_stage_of_it(
     new = memory("...2026-03-02T10:00:00Z", "...2026-03-02T10:00:00Z\nstarted: 2026-03-02T12:00:00Z\n"
                  "completed: 2026-03-03T08:00:00Z\nexpires: 2026-06-02T09:10:00Z", days=2, ns="progress")
     assert later_stage(f"{new.summary}\n{new.body}", f"{old.summary}\n{old.body}") is None
+    # the expiry with the same tags names the one spec
+    tagged_old = memory(old.summary, f"{old.body}\ntags: [api, limits,...", days=0, ns="progress")
+    tagged_new = memory(new.summary, f"{new.body}\ntags: [api, limits,...", days=2, ns="progress")
+    assert judge_pair(tagged_new, tagged_old, 0.0, statements=(False, False)).relation is Relation.SUPERSEDES
 
 
 def test_a_plan_given_another_size_replaces_the_note_of_the_old_size() -> None:
