@@ -14,11 +14,11 @@ session gives (the mentor's sentence stating it, chosen as bench/memorycode_benc
   of the mentor's sentence, or of the data set's own text of the instruction);
 - proposals that are instructions: the share of proposals that state an instruction of their session.
 Both are printed twice: by the word share above ("words"), and by it or the instruction's value and kind
-("value"): the value the data set's text of the instruction names (its first quoted token, a name, a count),
-the thing it governs (its last other key word) and half of its other key words (its words less the rule's verbs and fillers;
+("value"): the value the data set's text of the instruction names (its first quoted token, a name, a count)
+and half of its other key words, the kind of thing it governs (its words less the rule's verbs and fillers;
 all of them when it names no value: "always end attribute names with '_at'" -> '_at' + attribute; "use Zoom
-for video calls" -> Zoom + video, call), plurals folded, said with the same polarity (never / avoid / don't
-... or not). A mentor often says an instruction in other words than the data set's ("Always opt for our
+for video calls" -> Zoom + video, call), in any of their forms (endings folded: "committing" is "commit"), said
+with the same polarity (never / avoid / don't ... or not). A mentor often says an instruction in other words than the data set's ("Always opt for our
 TPUs" is not credited: it names one value without the other and the kind; "I want you to avoid using virtual
 environments" is).
 """
@@ -99,12 +99,18 @@ _NEGATED = re.compile(r"\b(?:never(?!\s+forget)|avoid\w*|stop\s+using|no\s+longe
 
 
 def _folded(word: str) -> str:
-    """`word` without a plural ending ("classes" -> "class", "gpus" -> "gpu")."""
-    if len(word) > 4 and word.endswith("es") and word[-3] in "sxh":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """`word` without its ending ("classes" -> "class", "committing" -> "commit", "annotations" and "annotate" ->
+    "annotat"): the same word in another form matches."""
+    if word.startswith(("'", "@", "_")) or "_" in word or len(word) <= 4:
+        return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    for ending in ("ations", "ation", "ating", "ated", "ates", "ate", "ings", "ing", "ions", "ion", "ed", "es", "s",
+                   "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word.rstrip("e") if len(word) > 4 else word
 
 
 def _keys(text: str) -> set[str]:
@@ -135,12 +141,12 @@ def _value_and_kind(text: str) -> tuple[set[str], list[str]]:
 
 
 def states_value(proposal: dict[str, Any], instruction: Instruction) -> bool:
-    """Whether a proposal states an instruction in other words: the value the data set's text of it names, the
-    thing it governs and half of its other key words (all of them when it names no value), with the same polarity
-    (a "never" said as never, avoid, don't ...)."""
+    """Whether a proposal states an instruction in other words: the value the data set's text of it names and half
+    of its other key words, the kind of thing it governs (all of them when it names no value), in any of their
+    forms, with the same polarity (a "never" said as never, avoid, don't ...)."""
     value, kind = _value_and_kind(instruction.text)
     said = {_folded(w) for w in _words(f"{proposal['summary']} {proposal['content']}")}
-    if not value <= said or not (value or kind) or kind and kind[-1] not in said:
+    if not value <= said or not (value or kind):
         return False
     if len(set(kind) & said) < (-(-len(kind) // 2) if value else len(kind)):
         return False
