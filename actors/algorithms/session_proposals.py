@@ -762,6 +762,14 @@ _RECALLED_MAXIM = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:keep\s+in\s+mind|don'?t\
                              r"(?:importance|power|value|beauty)\b|that\b(?!.*\b(?:always|never)\b))", re.IGNORECASE)
 
 
+#: A rule still to come, named but not said: "keep the following guidelines in mind", "name functions a bit
+#: differently", "update your Python coding style", "add two particular decorators to all your methods".
+_RULE_TO_COME = re.compile(r"\b(?:the\s+following|something\s+(?:very\s+)?(?:important|else)|a\s+bit\s+differently|"
+                           r"a\s+similar|(?:a\s+)?(?:specific|particular)\s+(?:set\s+of\s+)?(?:\w+\s+)?(?:decorators?|"
+                           r"instructions|guidelines|style|conventions?)|update\s+your\s+(?:[\w-]+\s+){0,4}(?:style|"
+                           r"conventions?|approach)|align\s+with\s+our\s+new)\b", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
@@ -771,7 +779,7 @@ def _kept(made: RawProposal | None) -> RawProposal | bool:
         return made
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
     if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \
-            or _RECALLED_MAXIM.match(made.summary):
+            or _RECALLED_MAXIM.match(made.summary) or _RULE_TO_COME.search(made.summary):
         return False
     return made
 

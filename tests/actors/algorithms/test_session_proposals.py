@@ -591,3 +591,13 @@ def test_praise_a_subject_named_and_care_for_the_body_are_no_rules(said: str) ->
 def test_the_importance_of_doing_something_stays_a_rule() -> None:
     assert [s for _, s in _proposed("user", "I want to emphasize the importance of always adding type hints to functions.")
             ] == ["I want to emphasize the importance of always adding type hints to functions."]
+
+
+@pytest.mark.parametrize("said", [
+    "I want you to incorporate the following updates into your test code.",
+    "I want you to name your test functions a bit differently.",
+    "I want you to apply a similar naming convention to test names.",
+    "I need you to add two particular decorators to all your handlers.",
+])
+def test_a_rule_still_to_come_named_but_not_said_is_no_rule(said: str) -> None:
+    assert _proposed("user", said) == []
