@@ -73,6 +73,7 @@ class Later:
     partial: bool = False
 
 
+@lru_cache(maxsize=1 << 14)
 def _fields(text: str) -> dict[str, str]:
     return {m["key"].strip().lower(): m["value"].strip().strip("`'\".") for m in _FIELD.finditer(text)}
 
@@ -97,10 +98,12 @@ def identities(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=1 << 14)
 def _specs(text: str) -> frozenset[str]:
     return frozenset(i for i in identities(text) if not i.startswith("pr:"))
 
 
+@lru_cache(maxsize=1 << 14)
 def spec_stage(text: str) -> int | None:
     """The furthest stage a text gives its spec (0 draft ... 4 completed), or None when it names none."""
     stages = [_STAGE_WORDS[m["s"].lower().replace(" ", "-") if m["s"].lower() != "in review" else "in-review"]
@@ -116,6 +119,12 @@ def spec_stage(text: str) -> int | None:
     return max(stages) if stages else None
 
 
+@lru_cache(maxsize=1 << 14)
+def _prs(text: str) -> frozenset[str]:
+    return frozenset(m["n"] for m in _PR.finditer(text))
+
+
+@lru_cache(maxsize=1 << 14)
 def _pr_stage(text: str, number: str) -> int | None:
     """0 opened, 2 merged: what the sentences naming PR #number say of it."""
     stage = None
@@ -153,6 +162,7 @@ _PHASE_ADDED = re.compile(r"\b(?:added|renumbered|inserted)\s+phase\s+\d+[^.\n]*
 _PHASE_NUMBER = re.compile(r"\bphase\s+(\d+)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1 << 14)
 def _plan(text: str) -> tuple[int, int] | None:
     m = _PLAN.search(text)
     return None if m is None else (int(m["p"] or m["p2"]), int(m["t"] or m["t2"]))
@@ -166,7 +176,7 @@ def _resized(newer: str, older: str) -> Later | None:
     if not shared or old is None or new == old:
         return None
     if new is None:
-        added = [int(n) for m in _PHASE_ADDED.finditer(newer) for n in _PHASE_NUMBER.findall(m.group(0))]
+        added = _phases_added(newer)
         if not added or max(added) <= old[0]:
             return None
         return Later(f"the same spec ({', '.join(sorted(shared))}) planned anew: phase {max(added)} added to its "
@@ -176,12 +186,13 @@ def _resized(newer: str, older: str) -> Later | None:
 
 
 def _later_pr(newer: str, older: str) -> Later | None:
-    for number in sorted({m["n"] for m in _PR.finditer(newer)} & {m["n"] for m in _PR.finditer(older)}):
+    for number in sorted(_prs(newer) & _prs(older)):
         if _pr_stage(newer, number) == 2 and _pr_stage(older, number) == 0:
             return Later(f"PR #{number} merged after the older memory recorded it opened")
     return None
 
 
+@lru_cache(maxsize=1 << 14)
 def _counters(text: str) -> dict[tuple[str, str], tuple[int, str]]:
     """(the counter's words, its total) -> (its count, its name as written)."""
     return {(" ".join(words(m["key"])), m["total"]): (int(m["n"]), m["key"].strip()) for m in _COUNTER.finditer(text)
@@ -198,6 +209,7 @@ def _later_counter(newer: str, older: str) -> Later | None:
     return Later(f"the same counter moved on ({name}: {before}/{total} -> {after}/{total})")
 
 
+@lru_cache(maxsize=1 << 14)
 def _rows(text: str) -> dict[tuple[str, str], int]:
     found = {}
     for m in _ROW.finditer(text):
@@ -219,11 +231,12 @@ def _later_row(newer: str, older: str) -> Later | None:
     return Later(f"the same task table row ({moved[0][0]}: {moved[0][1]}) at a later status")
 
 
-def _remaining(text: str) -> list[str]:
+@lru_cache(maxsize=1 << 14)
+def _remaining(text: str) -> tuple[str, ...]:
     """The items listed under a "Remaining" heading or line."""
     m = _REMAINING.search(text)
     if m is None:
-        return []
+        return ()
     items = []
     for line in text[m.end():].split("\n")[1:]:
         item = _ITEM.match(line)
@@ -232,7 +245,7 @@ def _remaining(text: str) -> list[str]:
                 break
             continue
         items.append(item["item"])
-    return items
+    return tuple(items)
 
 
 def _covers(done: str, item: str, largest: int) -> bool:
@@ -245,12 +258,23 @@ def _covers(done: str, item: str, largest: int) -> bool:
     return not counts or counts[0] in _DIGITS.findall(item) or int(counts[0]) > largest
 
 
+@lru_cache(maxsize=1 << 14)
+def _all_done(text: str) -> tuple[str, ...]:
+    """What a text says is all done ("Completed all 42 MEDIUM priority findings": "42 MEDIUM priority findings")."""
+    return tuple(m["a"] or m["b"] for m in _ALL_DONE.finditer(text))
+
+
+@lru_cache(maxsize=1 << 14)
+def _phases_added(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for m in _PHASE_ADDED.finditer(text) for n in _PHASE_NUMBER.findall(m.group(0)))
+
+
 def _remaining_done(newer: str, older: str) -> Later | None:
     items = _remaining(older)
     if not items:
         return None
     largest = max((int(n) for item in items for n in _DIGITS.findall(item)), default=0)
-    done = [m["a"] or m["b"] for m in _ALL_DONE.finditer(newer)]
+    done = _all_done(newer)
     covered = [item for item in items if any(_covers(d, item, largest) for d in done)]
     if not covered:
         return None
@@ -273,10 +297,11 @@ def pairing_keys(text: str) -> frozenset[str]:
     keys |= {f"row:{k[0]}|{k[1]}" for k in _rows(text)}
     # the thing counted ("findings") ties a list of what remains to a report of all of it done
     keys |= {f"remaining:{w[-1]}" for item in _remaining(text) if (w := words(item))}
-    keys |= {f"remaining:{w[-1]}" for m in _ALL_DONE.finditer(text) if (w := words(m["a"] or m["b"]))}
+    keys |= {f"remaining:{w[-1]}" for done in _all_done(text) if (w := words(done))}
     return frozenset(keys)
 
 
+@lru_cache(maxsize=1 << 14)
 def is_record(text: str) -> bool:
     """Front matter, a counter or a task table row: a fragment whose fields assert the state of an item."""
     fields = _fields(text)
