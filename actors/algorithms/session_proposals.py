@@ -770,6 +770,16 @@ _RULE_TO_COME = re.compile(r"\b(?:the\s+following|something\s+(?:very\s+)?(?:imp
                            r"conventions?|approach)|align\s+with\s+our\s+new)\b", re.IGNORECASE)
 
 
+#: A maxim, not a rule: a standard said in general ("your code should not only work but also be readable", "we
+#: always strive for consistency", "we must embody these values", "follow best practices and our coding standards").
+_MAXIM_RULE = re.compile(r"\bnot\s+(?:just|only)\b.{0,80}\bbut\b"
+                         r"|^(?:[\w' ]{0,30},\s+)?(?:we|our\s+\w+)\s+(?:always\s+|all\s+)?(?:(?:should|must|need\s+to)\s+"
+                         r"(?:also\s+|always\s+|continually\s+)?)?(?:strive|value|embody|aim|cultivate|adhere\s+to\s+(?:industry"
+                         r"|the\s+highest)|continually|uphold|want\s+(?:our\s+code|to\s+(?:ensure|maintain|keep)))\b"
+                         r"|\b(?:best\s+practices|(?:our|the)\s+coding\s+standards|industry\s+standards|coding\s+practices)\b"
+                         r"(?!.*\b(?:always|never)\b)", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
@@ -779,7 +789,8 @@ def _kept(made: RawProposal | None) -> RawProposal | bool:
         return made
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
     if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \
-            or _RECALLED_MAXIM.match(made.summary) or _RULE_TO_COME.search(made.summary):
+            or _RECALLED_MAXIM.match(made.summary) or _RULE_TO_COME.search(made.summary) \
+            or _MAXIM_RULE.search(made.summary):
         return False
     return made
 

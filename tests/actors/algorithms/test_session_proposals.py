@@ -601,3 +601,12 @@ def test_the_importance_of_doing_something_stays_a_rule() -> None:
 ])
 def test_a_rule_still_to_come_named_but_not_said_is_no_rule(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Your tests should not only pass, but they should also read like documentation.",
+    "We always strive for clarity and speed in our code reviews.",
+    "We expect everyone to follow best practices and adhere to coding standards.",
+])
+def test_a_standard_said_in_general_is_a_maxim_not_a_rule(said: str) -> None:
+    assert _proposed("user", said) == []
