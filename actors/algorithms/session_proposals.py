@@ -143,7 +143,7 @@ _CAPTURED = re.compile(r"\bhere'?s\s+what\s+i(?:'ve)?\s+(?:captured|saved|noted|
                        r"agents\.md|the\s+notes?)\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|might|could\s+we|should\s+we|what\s+if|not\s+sure|i\s+think\s+we\s+could"
                     r"|probably|consider(?:ing)?|wondering|how\s+about|do\s+you\s+think|for\s+now|for\s+the\s+moment"
-                    r"|temporar(?:y|ily)|right\s+now|this\s+session|today|later\s+today|tomorrow|try\s+to)\b",
+                    r"|temporar(?:y|ily)|right\s+now|this\s+session|today|later\s+today|tomorrow|try\s+to|just\s+yet)\b",
                     re.IGNORECASE)
 _STATUS = re.compile(r"^(?:i'?ve|i\s+have|we'?ve\s+(?:finished|completed|fixed|done|merged)|all\s+tests?|tests?\s+"
                      r"(?:are\s+)?(?:pass|green)|done\b|finished\b|completed\b|it\s+works|that\s+worked|thanks|thank\s+you)",
@@ -722,11 +722,15 @@ _NO_RULE_WORD = re.compile(r"\b(?:don'?t|do\s+not)\s+(?:forget|hesitate|let|get|
                            r"\bnever\s+(?:settle|compromise)\b", re.IGNORECASE)
 
 
+#: A value in quotes ('_md', "dev"), not the apostrophes of "it's ... you're".
+_QUOTED_VALUE = re.compile(r"(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z])|\"[^\"]+\"")
+
+
 def _names_nothing(summary: str) -> bool:
     """Whether a user's rule or decision names nothing a later session could check it by: no value, name or count,
     no always / never, no thing of the code, its tools or the place of work ("ensure we deliver with excellence",
     "I want you to fully disconnect"): advice, not a rule."""
-    return not (_SPECIFIC.search(summary) or re.search(r"'[^']+'|\"[^\"]+\"", summary) or _PROPER_NAME.search(summary)
+    return not (_SPECIFIC.search(summary) or _QUOTED_VALUE.search(summary) or _PROPER_NAME.search(summary)
                 or _RULE_WORD.search(_NO_RULE_WORD.sub("", summary)) or _WORK_THING.search(summary)
                 or _MEASURED.search(summary)
                 or _WORK_PLACE.search(summary)
@@ -755,8 +759,10 @@ _SETUP_STEP = re.compile(_ASKED + r"(?:also\s+)?(?:install|configure|enable|sign
                          r"email|status)|select|choose)\b(?!.*\b(?:always|every|each|all|never|whenever)\b)", re.IGNORECASE)
 #: A state of mind or habit asked for, not a rule: "make sure you're consistent with the new convention",
 #: "ensure that you're familiar with the platform" (not "make sure you're taking at least ...").
-_STATE_ASKED = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:(?:i\s+want|i'd\s+like)\s+you\s+to\s+)?(?:make\s+sure|ensure)\s+"
-                          r"(?:that\s+)?(?:you'?re|you\s+are|we'?re|we\s+are)\s+(?!taking\b|always\b|never\b)", re.IGNORECASE)
+_STATE_ASKED = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:(?:i\s+want|i'd\s+like)\s+you\s+to\s+)?(?:make\s+sure|ensure|it'?s\s+"
+                          r"(?:\w+\s+)?(?:important|crucial|essential|vital))\s+(?:that\s+)?(?:you'?re|you\s+are|we'?re|we\s+are|"
+                          r"you\s+get\s+(?:accustomed|familiar)|you\s+have\s+all|we\s+keep\s+our)\s+(?!taking\b|always\b|never\b)",
+                          re.IGNORECASE)
 #: A maxim recalled: "don't forget the power of ...", "keep in mind that your commit messages are documentation".
 _RECALLED_MAXIM = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:keep\s+in\s+mind|don'?t\s+forget|remember)\s*,?\s+(?:the\s+"
                              r"(?:importance|power|value|beauty)\b|that\b(?!.*\b(?:always|never)\b))", re.IGNORECASE)
@@ -777,15 +783,18 @@ _MAXIM_RULE = re.compile(r"\bnot\s+(?:just|only)\b.{0,80}\bbut\b"
                          r"(?:also\s+|always\s+|continually\s+)?)?(?:strive|value|embody|aim|cultivate|adhere\s+to\s+(?:industry"
                          r"|the\s+highest)|continually|uphold|want\s+(?:our\s+code|to\s+(?:ensure|maintain|keep)))\b"
                          r"|\b(?:best\s+practices|(?:our|the)\s+coding\s+standards|industry\s+standards|coding\s+practices)\b"
-                         r"(?!.*\b(?:always|never)\b)", re.IGNORECASE)
+                         r"(?!.*\b(?:always|never)\b)"
+                         # "security should be a top priority"; a cheer: "make this project a shining example of ..."
+                         r"|\btop\s+priority\b|^make\s+(?:this\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:an?\s+)?(?:even\s+better|"
+                         r"shining|valuable|great|better)\b", re.IGNORECASE)
 
 
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
-    if not made or _names_nothing(made.summary):
-        return False
-    if re.search(r"'[^']+'", made.summary):  # a value said: "set the formatter to 'black'" is a rule
+    if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
+        return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
+    if _QUOTED_VALUE.search(made.summary):  # a value said: "set the formatter to 'black'" is a rule
         return made
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
     if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \

@@ -610,3 +610,14 @@ def test_a_rule_still_to_come_named_but_not_said_is_no_rule(said: str) -> None:
 ])
 def test_a_standard_said_in_general_is_a_maxim_not_a_rule(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Security should be a top priority for any code we ship.",
+    "So let's make this project a shining example of ACME's craft.",
+    "It's important that you're reachable during the release window.",
+    "I don't want you to spend too much time renaming old modules just yet.",
+    "Or any new endpoint must be logged and given a ticket number.",
+])
+def test_a_priority_a_cheer_a_state_asked_a_wait_and_a_tail_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
