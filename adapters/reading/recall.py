@@ -22,9 +22,14 @@ Summaries rank alongside memories. Copies of one capture (identical, or cut
 differently) are one result: the group's most complete copy, ranked by its
 best-matching copy, with the copies' date range; memories with the same title
 (one statement captured two ways) are one result, and a summary led by a
-statement already listed takes its line. A replaced memory is listed with
-its replacement just above it; the agent's narration, lead-ins and bare
-headings are not listed (except with `--mode exhaustive`).
+statement already listed, or made from memories already listed, takes the
+highest one's line (not with `--mode exhaustive`, which lists each memory as
+itself). A replaced memory is listed with its replacement just above it —
+just below it when the question asks what held before ("what was the bug
+behind X"); when it asks what holds now, of the memories listed that state
+the state of one thing ("LSP tool is ...") the newest comes first. The
+agent's narration, lead-ins and bare headings are not listed (except with
+`--mode exhaustive`).
 """
 from __future__ import annotations
 
@@ -92,9 +97,24 @@ _PRESENT = re.compile(
     r"|ago|when)\b).*\b(?:do|does|is|are|use|uses|run|runs)\b", re.IGNORECASE)
 
 
+#: "What was the bug behind X", "which database did we use before", "what were the ports originally": the state
+#: that held then, not an event ("when did we drop X", "how was it fixed" ask about what replaced it).
+_PAST_STATE = re.compile(
+    r"^\s*(?:what|which|who|where)\b(?:\s+[\w'-]+){0,3}?\s+(?:was|were)\b(?!\s+(?:\w+ed|chosen|done|made|taken"
+    r"|built|written|broken|fixed|\w+en)\b)"
+    r"|\b(?:used\s+to|originally|initially|at\s+first)\b|\bbefore\s+(?:we|it|they|the)\b.*\b(?:switch|mov|replac|chang)",
+    re.IGNORECASE)
+
+
 def present_tense(query: str) -> bool:
     """Whether `query` asks what holds now ("what linter do we use", "which database is current"), not history."""
     return _PRESENT.search(query) is not None
+
+
+def past_state(query: str) -> bool:
+    """Whether `query` asks what held before ("what was the bug behind X", "which database did we use originally"):
+    then a replaced statement is the answer and what replaced it is listed just below it, not above."""
+    return _PAST_STATE.search(query) is not None
 
 
 @dataclass(frozen=True)
@@ -273,31 +293,97 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
             if hit.evident and not hits[at].evident:  # the line stands for this copy too
                 hits[at] = replace(hits[at], evident=True)
             continue
+        if head.kind is EntryKind.SUMMARY and mode != "exhaustive":
+            # a summary of memories already listed takes the highest one's line: the same statement with its
+            # cluster's facts, and no second line saying it again (exhaustive lists each memory as itself: the
+            # date of the turn that reports an event is read from it)
+            members = [listed[k] for k in _member_keys(index, head) if k in listed
+                       and hits[listed[k]].entry.kind is EntryKind.MEMORY]
+            if members:
+                at = min(members)
+                hits[at] = RecallHit(head, hits[at].relevance, hits[at].score, hits[at].widened,
+                                     hits[at].evident or hit.evident)
+                listed[head.key] = listed[title] = at
+                continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
-    return _current_first(index, hits, limit, mode)
+    if present_tense(query):
+        hits = _newest_state_first(hits)
+    return _current_first(index, hits, limit, mode, below=past_state(query))
 
 
-def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: str | None) -> list[RecallHit]:
+_COPULA = re.compile(r"^((?:[\w.+#/-]+\s+){1,5}?)(?:is|are|has|have)\s+(?!\W)", re.IGNORECASE)
+_NOT_SUBJECT = frozenset("a an the this that these those it its they there we our i you he she which what new old "
+                         "first last some all each every any no one".split())
+
+
+def state_subject(title: str) -> str | None:
+    """What a title states the state of ("LSP tool" in "LSP tool is now fully functional"): the words before its
+    first "is / are / has / have", when two or more of them name something; None otherwise."""
+    said = _COPULA.match(" ".join(title.split()))
+    if said is None:
+        return None
+    words = said.group(1).casefold().split()
+    return " ".join(words) if sum(w not in _NOT_SUBJECT for w in words) >= 2 else None
+
+
+def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:
+    """Memories listed that state the state of the same thing ("LSP tool is ...") and that no replacement ties:
+    the newest first, in the place of the highest (a question about what holds now)."""
+    out = list(hits)
+    by_subject: dict[str, list[int]] = {}
+    for at, hit in enumerate(out):
+        if hit.entry.kind is EntryKind.MEMORY and (subject := state_subject(hit.entry.title or hit.entry.summary)):
+            by_subject.setdefault(subject, []).append(at)
+    for places in by_subject.values():
+        if len(places) > 1:
+            newest = max(places, key=lambda at: (out[at].entry.last_seen or out[at].entry.timestamp, -at))
+            if newest != places[0]:
+                out.insert(places[0], out.pop(newest))
+                # the positions of the other subjects between the two moved by one
+                for other in by_subject.values():
+                    if other is not places:
+                        other[:] = [p + 1 if places[0] <= p < newest else p for p in other]
+    return out
+
+
+def _member_keys(index: RecallIndex, summary: IndexedEntry) -> list[str]:
+    """The keys of `summary`'s members as recall lists them (each one's most complete copy)."""
+    keys = []
+    for source in summary.sources:
+        row = index.entries.row_of(source)
+        if row is not None:
+            keys.append(index.entries[int(index.columns.head[row])].key)
+    return keys
+
+
+def _current_first(index: RecallIndex, hits: list[RecallHit], limit: int, mode: str | None,
+                   below: bool = False) -> list[RecallHit]:
     """Each replaced memory, and each summary whose facts were replaced, listed with what replaced them (followed
-    to the memory that stands) just above it:
+    to the memory that stands) just above it — just below it when `below` (the question asks what held before):
     moved up when listed lower, added when not listed (at the replaced one's relevance)."""
     out = list(hits)
     i = 0
     while i < len(out):
         entry = out[i].entry
+        step = 1
         for current in _replacements(index, entry):
             title = _title_key(current)
             at = next((j for j, h in enumerate(out) if h.entry.key == current.key or _title_key(h.entry) == title),
                       None)
             if at is None:
-                out.insert(i, RecallHit(current, out[i].relevance, out[i].score,
-                                        mode is None and current.tier not in FIRST_TIERS, out[i].evident))
+                out.insert(i + step if below else i, RecallHit(
+                    current, out[i].relevance, out[i].score, mode is None and current.tier not in FIRST_TIERS,
+                    out[i].evident))
+            elif at > i + (step if below else 0):
+                out.insert(i + step if below else i, out.pop(at))
+            else:
+                continue
+            if below:
+                step += 1  # the next replacement goes below this one; the replaced entry stays where it was
+            else:
                 i += 1
-            elif at > i:
-                out.insert(i, out.pop(at))
-                i += 1
-        i += 1
+        i += step
     return out[:limit]
 
 

@@ -1,0 +1,123 @@
+"""What recall lists first depending on what the question asks: what held before, what holds now, or a topic a
+summary covers."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from memactors.actors.algorithms.indexing import build_read_model
+from memactors.adapters.reading.read_cache import ReadCache, RecallIndex
+from memactors.adapters.reading.recall import past_state, search, state_subject
+from memactors.events.memory import Memory
+from memactors.events.metadata import MemoryMeta
+from memactors.events.read_model import EntryKind
+from memactors.events.summary import Summary
+from memactors.events.tier import Tier
+
+NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+def _memory(n: int, summary: str, body: str, *, minutes_ago: int, namespace: str = "learnings") -> Memory:
+    return Memory(key=f"k{n}", namespace=namespace, commit=f"{n:040x}", index=0, upstream_index=0,
+                  timestamp=NOW - timedelta(minutes=minutes_ago), summary=summary, body=body)
+
+
+def _index(tmp_path: Path, memories: list[Memory], *, replaced: dict[str, str] | None = None,
+           summaries: tuple[Summary, ...] = ()) -> RecallIndex:
+    """A read model of `memories` (`replaced`: key -> the key of what replaced it), written and loaded as recall
+    reads it."""
+    replaced = replaced or {}
+    metas = {m.key: MemoryMeta(key=m.key, id=m.id, namespace=m.namespace, commit=m.commit, created=m.timestamp,
+                               tier=Tier.WARM, superseded_by=replaced.get(m.key)) for m in memories}
+    model = build_read_model(memories, metas, {k: 0.9 for k in metas}, summaries, run_id="r1", generated_at=NOW,
+                             memory_tips={})
+    cache = ReadCache(tmp_path)
+    cache.write(model)
+    return cache.load()
+
+
+def test_a_question_about_what_held_before_lists_the_replaced_statement_first(tmp_path: Path) -> None:
+    bug = _memory(1, "LSP tool broken by a race condition in Claude Code",
+                  "The LSP manager starts before plugins load, so no language server is registered.",
+                  minutes_ago=300, namespace="blockers")
+    fixed = _memory(2, "LSP tool works again after the Claude Code update",
+                    "Go-to-definition and find references answer for Python files.", minutes_ago=10,
+                    namespace="progress")
+    other = _memory(3, "Ruff replaces flake8 for linting", "One tool, faster.", minutes_ago=50)
+    index = _index(tmp_path, [bug, fixed, other], replaced={bug.key: fixed.key})
+    # what the bug was: the replaced statement answers, what replaced it follows right below
+    before = [h.entry.id for h in search(index, "What was the race condition bug behind the broken LSP tool?",
+                                         limit=3)]
+    assert before[:2] == [bug.id, fixed.id]
+    # what holds now: what replaced it first, as ever
+    now = [h.entry.id for h in search(index, "Does the LSP tool work now?", limit=3)]
+    assert now[:2] == [fixed.id, bug.id]
+
+
+def test_past_state_tells_a_question_about_what_held_from_one_about_an_event() -> None:
+    assert past_state("What was the Claude Code bug behind the LSP tool failing?")
+    assert past_state("Which linter did we use originally?")
+    assert past_state("What were the ports of the staging services?")
+    # an event, or how something was done: what replaced the old statement answers these
+    assert not past_state("When did we drop Bitbucket?")
+    assert not past_state("What caused the errors, and how was it resolved?")
+    assert not past_state("Which database was chosen for storage?")
+    assert not past_state("What linter do we use?")
+
+
+def test_in_a_question_about_now_the_newest_statement_of_a_things_state_comes_first(tmp_path: Path) -> None:
+    # same day, two statements about the LSP tool that no replacement ties: the older matches the words better
+    older = _memory(1, "LSP tool is not a documented Claude Code feature",
+                    "The LSP tool of Claude Code is not documented; Claude Code has no LSP page.", minutes_ago=30)
+    newer = _memory(2, "LSP tool is now fully functional", "Hover and go-to-definition answer.", minutes_ago=10,
+                    namespace="progress")
+    index = _index(tmp_path, [older, newer])
+    now = [h.entry.id for h in search(index, "Can we currently use the Claude Code LSP tool?", limit=2)]
+    assert now == [newer.id, older.id]
+    # a question that does not ask what holds now keeps the order of relevance
+    why = [h.entry.id for h in search(index, "Why is the Claude Code LSP tool not documented?", limit=2)]
+    assert why == [older.id, newer.id]
+
+
+def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
+    assert state_subject("LSP tool is now fully functional - race condition resolved") == "lsp tool"
+    assert state_subject("Memory index location is project-specific") == "memory index location"
+    assert state_subject("The fix is likely to add a setting") is None  # one word names nothing in particular
+    assert state_subject("It is done") is None
+    assert state_subject("Use SQLite for storage") is None
+
+
+def _summary_fixture(tmp_path: Path) -> tuple[RecallIndex, Memory]:
+    fixed = _memory(1, "Fixed OTEL collector duplicate label conflict",
+                    "Fixed OTEL collector duplicate label conflict: dashboards now receive data.", minutes_ago=40,
+                    namespace="progress")
+    cause = _memory(2, "Duplicate labels caused by double resource attribute injection",
+                    "service.name was injected twice, by the exporter and by the collector's resource processor.",
+                    minutes_ago=30, namespace="progress")
+    removed = _memory(3, "Removed the resource processor from the collector pipelines",
+                      "The collector's resource processor is gone from every pipeline.", minutes_ago=20,
+                      namespace="progress")
+    other = _memory(4, "Grafana dashboards read the Prometheus datasource", "Dashboards use Prometheus.",
+                    minutes_ago=10)
+    members = (fixed, cause, removed)
+    summary = Summary(id="s1", cluster_id="c1", text="Fixed the OTEL label issue by removing the resource processor",
+                      key_facts=tuple(m.summary for m in members), source_keys=tuple(m.key for m in members),
+                      earliest=fixed.timestamp, latest=removed.timestamp, confidence=0.6, provider="offline",
+                      model="extractive", created_at=NOW, run_id="r1")
+    return _index(tmp_path, [*members, other], summaries=(summary,)), fixed
+
+
+def test_a_summary_takes_the_line_of_its_member_listed_above_it(tmp_path: Path) -> None:
+    index, fixed = _summary_fixture(tmp_path)
+    hits = search(index, "OTEL collector duplicate label conflict", limit=5)
+    # the member matches the words best; its summary holds it and the fix, so it is listed once, as the summary
+    assert hits[0].entry.kind is EntryKind.SUMMARY and hits[0].entry.id == "summary:s1"
+    assert fixed.id not in [h.entry.id for h in hits]
+
+
+def test_exhaustive_mode_lists_the_member_itself_beside_its_summary(tmp_path: Path) -> None:
+    index, fixed = _summary_fixture(tmp_path)
+    listed = [h.entry.id for h in search(index, "OTEL collector duplicate label conflict", mode="exhaustive",
+                                         limit=5)]
+    assert fixed.id in listed and "summary:s1" in listed
