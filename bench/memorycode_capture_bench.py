@@ -18,7 +18,8 @@ Both are printed twice: by the word share above ("words"), and by it or the inst
 and half of its other key words, the kind of thing it governs (its words less the rule's verbs and fillers;
 all of them when it names no value: "always end attribute names with '_at'" -> '_at' + attribute; "use Zoom
 for video calls" -> Zoom + video, call), in any of their forms (endings folded: "committing" is "commit"), said
-with the same polarity (never / avoid / don't ... or not). A mentor often says an instruction in other words than the data set's ("Always opt for our
+with the same polarity (never / avoid / don't ... or not); a quoted value said with its kind left unsaid
+("Always use the '_at' suffix") counts too. A mentor often says an instruction in other words than the data set's ("Always opt for our
 TPUs" is not credited: it names one value without the other and the kind; "I want you to avoid using virtual
 environments" is).
 """
@@ -140,6 +141,11 @@ def _value_and_kind(text: str) -> tuple[set[str], list[str]]:
     return value, kind
 
 
+#: What a naming rule governs: a quoted value said without any of these ("always use the '_at' suffix") is taken
+#: for its instruction; said with another of them ("start variable names with 'i_'" for attribute names) it is not.
+_KINDS_OF_NAMES = frozenset(_folded(w) for w in "function method variable attribute class argument".split())
+
+
 def states_value(proposal: dict[str, Any], instruction: Instruction) -> bool:
     """Whether a proposal states an instruction in other words: the value the data set's text of it names and half
     of its other key words, the kind of thing it governs (all of them when it names no value), in any of their
@@ -148,7 +154,9 @@ def states_value(proposal: dict[str, Any], instruction: Instruction) -> bool:
     said = {_folded(w) for w in _words(f"{proposal['summary']} {proposal['content']}")}
     if not value <= said or not (value or kind):
         return False
-    if len(set(kind) & said) < (-(-len(kind) // 2) if value else len(kind)):
+    quoted = bool(re.search(r"'[^'\s]+'", instruction.text))
+    if len(set(kind) & said) < (-(-len(kind) // 2) if value else len(kind)) \
+            and not (quoted and not said & _KINDS_OF_NAMES):  # an exact value with its kind left unsaid
         return False
     negative = bool(re.match(r"(?:never|do\s+not)\b", instruction.text, re.IGNORECASE))
     return negative == bool(_NEGATED.search(proposal["summary"]))
