@@ -97,12 +97,12 @@ _PRESENT = re.compile(
     r"|ago|when)\b).*\b(?:do|does|is|are|use|uses|run|runs)\b", re.IGNORECASE)
 
 
-#: "What was the bug behind X", "which database did we use before", "what were the ports originally": the state
-#: that held then, not an event ("when did we drop X", "how was it fixed" ask about what replaced it).
+#: "What was the bug behind X", "which linter did we use originally", "what CI were we on before we switched": the
+#: state that held then, not an event ("when did we drop X", "how was it fixed" ask about what replaced it).
 _PAST_STATE = re.compile(
-    r"^\s*(?:what|which|who|where)\b(?:\s+[\w'-]+){0,3}?\s+(?:was|were)\b(?!\s+(?:\w+ed|chosen|done|made|taken"
-    r"|built|written|broken|fixed|\w+en)\b)"
-    r"|\b(?:used\s+to|originally|initially|at\s+first)\b|\bbefore\s+(?:we|it|they|the)\b.*\b(?:switch|mov|replac|chang)",
+    r"^\s*(?:what|which|who|where)\b(?:\s+[\w'-]+){0,3}?\s+(?:was|were)\b(?!\s+(?:\w+ed|\w+en|done|made|built)\b)"
+    r"|\b(?:used\s+to|originally|initially|at\s+first)\b"
+    r"|\bbefore\s+(?:we|it|they|the)\b.*\b(?:switch|mov|replac|chang)",
     re.IGNORECASE)
 
 
