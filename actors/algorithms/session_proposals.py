@@ -789,17 +789,31 @@ _MAXIM_RULE = re.compile(r"\bnot\s+(?:just|only)\b.{0,80}\bbut\b"
                          r"shining|valuable|great|better)\b", re.IGNORECASE)
 
 
+#: An example of a rule, not the rule: "if you have a variable named 'count', it should be 'count_z'".
+_EXAMPLE = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:if\s+you\s+have\s+an?\s+\w+(?:\s+\w+)?\s+(?:named|called|that)\b|"
+                      r"in\s+this\s+example\b|for\s+(?:example|instance)\b)", re.IGNORECASE)
+#: What asks only for care ("document your code thoroughly", "follow the style guide rigorously"), a rule pointed at
+#: ("no, this instruction applies to all methods") or a standard announced without its value ("we are
+#: standardizing our video call software").
+_NOT_THE_RULE = re.compile(
+    r"\b(?:thoroughly|adequately|rigorously|appropriately|accurately)\b(?!.*\b(?:always|never)\b)"
+    r"|\bthis\s+(?:instruction|is\s+the\s+standard)\b"
+    r"|\b(?:decided\s+to\s+standardi[sz]e|are\s+standardi[sz]ing)\s+our\b(?!.*\b(?:and|to\s+use|on)\b)", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
     if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
         return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
+    if _EXAMPLE.match(made.summary):
+        return False
     if _QUOTED_VALUE.search(made.summary):  # a value said: "set the formatter to 'black'" is a rule
         return made
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
     if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \
             or _RECALLED_MAXIM.match(made.summary) or _RULE_TO_COME.search(made.summary) \
-            or _MAXIM_RULE.search(made.summary):
+            or _MAXIM_RULE.search(made.summary) or _NOT_THE_RULE.search(made.summary):
         return False
     return made
 

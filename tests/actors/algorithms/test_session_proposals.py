@@ -621,3 +621,13 @@ def test_a_standard_said_in_general_is_a_maxim_not_a_rule(said: str) -> None:
 ])
 def test_a_priority_a_cheer_a_state_asked_a_wait_and_a_tail_are_no_rules(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Remember to document your modules thoroughly.",  # asks only for care
+    "So, from now on, if you have a variable named 'total', it should be 'total_q'.",  # an example of a rule
+    "No, this instruction applies to all test functions from now on.",  # a rule pointed at
+    "We've decided to standardize our editor across the team.",  # a standard announced without its value
+])
+def test_care_an_example_a_rule_pointed_at_and_a_standard_without_its_value_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
