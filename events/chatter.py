@@ -11,11 +11,20 @@ from __future__ import annotations
 import re
 
 _NARRATION = re.compile(
-    r"^(?:let\s+me|let's|let\s+us|now\s+(?:i|let|we'll|i'll|let's)\b|now,\s|i'll|i\s+will|i'm\s+going|i\s+am\s+going"
+    r"^(?:let\s+me|(?:let's|let\s+us)(?!\s+(?:use|adopt|switch|standardi[sz]e|stick|always|never|avoid|keep|start\s+"
+    r"(?:using|all|our|every)))|now\s+(?:i|let|we'll|i'll|let's)\b|now,\s+(?:let\s+me|let's|let\s+us|i'll|i\s+will|"
+    r"i'm|i\s+am|i\s+need\s+to|i\s+(?:see|understand|found|can|have|know|just)|i've|we'll|we\s+(?:need|can|have)|"
+    r"the\s+next|it|this|that|moving\s+on|on\s+to|onto)\b|i'll|i\s+will|i'm\s+going|i\s+am\s+going"
     r"|i\s+need\s+to|i\s+found|i\s+see|i\s+can\s+see|i\s+understand|i've\s+(?:found|checked|read|looked|updated|"
     r"added|made|created)|i\s+have\s+(?:found|checked|read|looked)|here\s+is|here's|here\s+are|looking\s+at"
     r"|(?:ok|okay|great|perfect|excellent|done|good|alright|all\s+set)\s*[!,.:—-]|first,\s+(?:i|let)|next,\s+(?:i|let)"
     r"|(?:ok|okay|great|perfect|excellent|done)$)",
+    re.IGNORECASE)
+#: A line that asks the reader for something ("Now, I want you to end method names with '_n'", "First, please use
+#: uv") gives an instruction, however it opens.
+_ASKS_READER = re.compile(
+    r"\b(?:(?:i|we)\s+(?:want|need|would\s+like|expect)\s+(?:you|us|everyone|all\s+of\s+you)\b|(?:i|we)'d\s+like\s+"
+    r"(?:you|us|everyone)\b|please\b|from\s+now\s+on\b|going\s+forward\b|moving\s+forward\b)",
     re.IGNORECASE)
 _EMPTY_TITLE = re.compile(
     r"^(?:(?:a\s+)?summary(?:\s+of\s+(?:the\s+)?(?:decision|what\s+was\s+done|changes?|work|session|findings?|"
@@ -57,7 +66,7 @@ def chatter(line: str) -> str | None:
         return "table row"
     if _TIMESTAMP.match(text) and len(text.split()) <= 3:
         return "timestamp"
-    if _NARRATION.match(text):
+    if _NARRATION.match(text) and not _ASKS_READER.search(text):
         return "narration"
     if text.endswith(":"):
         return "lead-in"

@@ -87,6 +87,10 @@ _DIRECTIVE = frozenset(words(
     "continuing adopt adopting forget mention mentioned before yes per discussion discussed slight base aim take"))
 #: What makes a role exclusive, not what the role is: "as your main computer" = "as our primary computer".
 _ROLE_ADJECTIVES = frozenset(words("main primary preferred default official go-to standard only"))
+#: What only praises a tool, not what its role is: "a powerful coding assistant called GitHub Copilot".
+_PRAISE = frozenset(words("powerful great excellent fantastic wonderful amazing useful handy robust versatile popular "
+                          "modern reliable efficient effective cutting-edge ai-powered new fantastic brilliant "
+                          "innovative intuitive"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
 _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
@@ -282,11 +286,12 @@ def _role_words(role: str) -> set[str]:
     that names a place stays ("for dependency management in the legacy service": it is that service's slot).
     Empty when the role only names a scope ("your projects")."""
     role = _DETERMINERS.sub("", re.sub(r"\s*\([^)]*\)", "", role).strip())  # "... environment (IDE)"
+    role = re.sub(r"(?i)\s+(?:up\s+)?(?:until|till|so\s+far)\b.*$", "", role)  # "for communication up until now"
     carried = _CARRIED.match(role)
     if carried is not None and set(words(carried["head"])) - _ROLE_ADJECTIVES <= _CARRIER:
         role = _DETERMINERS.sub("", carried["role"].strip())
     head = _ROLE_END.sub("", role)
-    found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES
+    found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES - _PRAISE
     if not found or found <= _SCOPE_WORDS:
         return set()
     found -= _SCOPE_WORDS & {"work"}  # "your main work computer" is the computer
@@ -584,7 +589,9 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
 #: after the verb, before where or when it applies.
 _RULE_OBJECT = re.compile(
     r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
-    r"set\s+up|setting\s+up)\s+(?:(?:a|an|the|any|your|our|only|of)\s+)*"
+    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
+    r"forget\s+about)\s+"
+    r"(?:(?:a|an|the|any|your|our|only|of|use)\s+)*"
     r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
     r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|"
     r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
@@ -595,7 +602,8 @@ _NO_CIRCUMSTANCES = re.compile(r"\b(?:under\s+no\s+circumstances|by\s+no\s+means
 #: A rule given, not only mentioned: "I want you to", "please", "always", "make sure".
 _ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|refrain\w*|want\s+you|need\s+you|"
                         r"like\s+you|expect\s+you|importance|important|from\s+now\s+on|going\s+forward|"
-                        r"moving\s+forward|under\s+no\s+circumstances)\b", re.IGNORECASE)
+                        r"moving\s+forward|under\s+no\s+circumstances|emphasi[sz]e|advise\w*|recommend\w*|"
+                        r"encourag\w*|insist\w*|requir\w*|should|must|policy|policies)\b", re.IGNORECASE)
 
 
 def rule_object(sentence: str) -> Slot | None:
@@ -607,7 +615,7 @@ def rule_object(sentence: str) -> Slot | None:
         obj = frozenset(words(m["obj"]))
         if not obj or m["obj"].split()[0].lower() in _PRONOUN_OBJECT or obj <= _DIRECTIVE | _SCOPE_WORDS:
             continue
-        clause = _CLAUSE_START.split(sentence[: m.start()])[-1]
+        clause = _CLAUSE_START.split(sentence[: m.start("obj")])[-1]  # the verb too: "stop using", "avoiding"
         positive = _NEGATIVE.search(clause) is None and _NO_CIRCUMSTANCES.search(clause) is None
         return Slot(frame=obj, value="", positive=positive, exclusive=True, sentence=sentence, whole=obj)
     return None

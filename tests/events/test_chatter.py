@@ -15,6 +15,9 @@ NOT_STATEMENTS = {
     "I found 2 active projects. Since you just completed the sync work": "narration",
     "Perfect! Let me run the linter next:": "narration",
     "Here's what I changed:": "narration",
+    "Now, let me update the tests to match.": "narration",
+    "Now, I'll run the migration again.": "narration",
+    "Let's check the config first.": "narration",
     "Changes in this commit:": "lead-in",
     "else:": "lead-in",
     "Defense in Depth": "heading",
@@ -32,7 +35,13 @@ NOT_STATEMENTS = {
 STATEMENTS = ("Use flake8 for linting", "Use PostgreSQL", "Public API: REST -> GraphQL",
               "Switch linting from flake8 to ruff", "Payments switched to Paddle",
               "Caddy instead of Nginx as the reverse proxy", "Approved specification for 'Fix Git Notes Fetch Refspec'",
-              "Hooks must finish within 100 milliseconds", "Important: the index must never block a hook")
+              "Hooks must finish within 100 milliseconds", "Important: the index must never block a hook",
+              # an instruction to the reader, however it opens ("Now, ...", "First, ...", "Let's use ...")
+              "Now, when it comes to argument names, I want you to start ending them with '_i'.",
+              "Now, for method names, ensure that you always end them with '_n'.",
+              "Now, one of the things we do here is avoid using virtual environments.",
+              "First, I want you to avoid using virtual environments altogether.",
+              "Let's use uv for every install.")
 
 
 @pytest.mark.parametrize("line", sorted(NOT_STATEMENTS))

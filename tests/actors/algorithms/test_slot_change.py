@@ -308,3 +308,28 @@ def test_a_measure_said_with_a_word_more_is_one_slot() -> None:
     assert change is not None and "'60 minutes' -> '50 minutes'" in change.reason()
     assert slot_change("Set the API timeout to 30 seconds.", "Set the database timeout to 60 seconds.") is None
     assert slot_change("From now on, take a short break every 50 minutes.", "Take a lunch break of 60 seconds.") is None
+
+
+def test_a_rule_turned_round_by_its_verb() -> None:
+    said = "Going forward, I want you to ensure that you always use a virtual environment for your projects."
+    for older in ("I want you to stop using virtual environments entirely.",
+                  "Specifically, I want to emphasize that we do not use virtual environments for our projects.",
+                  "Now, one of the things we strongly advise against is using virtual environments."):
+        change = slot_change(said, older)
+        assert change is not None and "turned round" in change.reason(), older
+    change = slot_change("I want you to always use a whiteboard when brainstorming.",
+                         "First, I want to emphasize the importance of avoiding the whiteboard for brainstorming.")
+    assert change is not None
+    change = slot_change("I want you to never use a password manager.",
+                         "One of the policies we strongly encourage is the use of a password manager.")
+    assert change is not None
+    assert slot_change("I want you to stop using a debugger.", "Please stop using a debugger.") is None
+
+
+def test_praise_and_time_are_not_a_role() -> None:
+    change = slot_change("I'd like to introduce you to a powerful coding assistant called GitHub Copilot.",
+                         "When coding, I want you to start using TabNine as your coding assistant.")
+    assert change is not None and "'TabNine' -> 'GitHub Copilot'" in change.reason()
+    change = slot_change("We've been using email for communication up until now, but from now on use Slack.",
+                         "From now on, I want you to use Discord for all our communication.")
+    assert change is not None and "'Discord' -> 'Slack'" in change.reason()
