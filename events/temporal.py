@@ -62,6 +62,10 @@ class Evidence(BaseModel):
     text: str
     timestamp: datetime
     relevance: float = Field(ge=0, le=1)
+    #: The memories written just before and after it in its note (in a logged conversation, the turn it may answer
+    #: and the reply that may retell it); empty at the note's ends.
+    before: str = ""
+    after: str = ""
 
     @field_validator("timestamp")
     @classmethod

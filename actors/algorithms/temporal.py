@@ -77,9 +77,9 @@ RECORDED_DAY = 0.5
 #: What a memory holding only some of the event words another holds keeps of its support.
 PARTIAL_MATCH = 0.75
 #: A question asking when something happened first ("When did Sam first go to the doctor?") is answered by the
-#: earliest date among the answers at least this share as sure as the best.
+#: earliest date among the answers at least this share as sure as the best ("first place" is a rank, not a time).
 FIRST_CLOSE = 0.8
-_FIRST = re.compile(r"\bfirst\b(?!\s+(?:week|month|day|time|of)\b)", re.IGNORECASE)
+_FIRST = re.compile(r"\bfirst\b(?!\s+(?:week|month|day|time|of|place|prize)\b)", re.IGNORECASE)
 #: What a turn said by someone other than the people a question asks about loses from its report score.
 OTHER_SPEAKER = 0.3
 #: A turn of a logged conversation: "Name: what they said".
@@ -494,7 +494,7 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
-    score = report_score(question, item.text, item.relevance, dated=bool(happened))
+    score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item))
     return score, best[0] if best else None, best[1] if best else ""
 
 
@@ -520,6 +520,19 @@ def _speaker(text: str) -> str | None:
     """The speaker of a logged conversation turn ("Audrey: Last week I ..." -> "audrey"), None for other text."""
     found = _SPEAKER.match(text)
     return found[1].lower() if found else None
+
+
+def _context(item: Evidence) -> tuple[str, ...]:
+    """The turns around a turn of a logged conversation that tell its event in other words: the question another
+    speaker asked just before it ("How long have you been playing drums?" before "For a month now") and the reply
+    another speaker gave just after it ("Sorry to hear about your job"). None for other memories."""
+    own = _speaker(item.text)
+    if own is None:
+        return ()
+    said = [(t, _speaker(t)) for t in (item.before, item.after)]
+    (before, by), (after, replier) = said
+    return tuple(t for t, ok in ((before, by not in (None, own) and "?" in before),
+                                 (after, replier not in (None, own))) if ok)
 
 
 def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[str]) -> list[_Scored]:
@@ -571,8 +584,9 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     Each recalled memory is a candidate: how well it reports the event (actors/algorithms/event_report.py: the
     question's event words, with a date or in the past tense, the change a change question asks about; a later
     mention of the same event counts half; one holding only some of the event words another holds, PARTIAL_MATCH;
-    a conversation turn by another speaker than the one asked about, OTHER_SPEAKER less; an undated report takes
-    the date of its retelling the same day; "when did X first ..." takes the earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
+    a conversation turn by another speaker than the one asked about, OTHER_SPEAKER less; a conversation turn holds
+    the event words of another speaker's question just before it and reply just after it ("Where did you find
+    this car?" / "I found it last week"); an undated report takes the date of its retelling the same day; "when did X first ..." takes the earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
     it was written — on or after it for a question about a plan — else that day, held less surely). A "which
     year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
     (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
@@ -589,7 +603,8 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     recorded = [_as_aware(e.timestamp).timestamp() for e in evidence]
     candidates = _dated_by_retelling(question, candidates, evidence, tz)
     support = _supports(question, [c[0] for c in candidates], recorded, [e.text for e in evidence])
-    support = _partial(question, support, [e.text for e in evidence])
+    # a like event is told with fewer of the event words, counting those of the turns that ask and retell it
+    support = _partial(question, support, ["\n".join((e.text, *_context(e))) for e in evidence])
 
     def answered(i: int) -> tuple[date, date | None, float, str]:
         item, (_, resolution, _) = evidence[i], candidates[i]

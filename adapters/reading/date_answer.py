@@ -17,6 +17,7 @@ from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.note_format import parse_note
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.adapters.reading.recall import RecallHit
+from memactors.events.memory import Memory
 from memactors.events.read_model import EntryKind
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer
 
@@ -31,10 +32,22 @@ LLM_CANDIDATES = 8
 def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallIndex) -> list[Evidence]:
     """The recalled memories as evidence for a date question, ranked as recalled, with their whole text
     (read from their notes; the index's excerpt when a note is gone). A summary stands for its members:
-    the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance."""
+    the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance. Each carries the
+    memories just before and after it in its note; those not recalled follow, at the relevance of the one they
+    stand beside: a turn that dates an event in few of the question's words ("I found it last week") answers
+    the recalled turn before it ("Where did you find this car?")."""
     refs = store.git.memory_refs()
     found: list[Evidence] = []
     seen: set[str] = set()
+    notes: dict[tuple[str, str], list[Memory]] = {}
+    beside: list[tuple[Memory, float]] = []
+
+    def note(namespace: str, commit: str) -> list[Memory]:
+        if (namespace, commit) not in notes:
+            data = store.git.read_note(refs[namespace], commit)
+            notes[namespace, commit] = parse_note(namespace, commit, data).memories if data else []
+        return notes[namespace, commit]
+
     for hit in hits:
         members = [hit.entry]
         if hit.entry.kind is EntryKind.SUMMARY:
@@ -46,15 +59,38 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
             if e.id in seen or e.namespace not in refs:
                 continue
             seen.add(e.id)
-            commit = e.id.split(":")[1]
-            data = store.git.read_note(refs[e.namespace], commit)
-            memory = next((m for m in parse_note(e.namespace, commit, data).memories if m.key == e.key), None) \
-                if data else None
-            text = f"{memory.summary}\n{memory.body}" if memory else f"{e.summary}\n{e.excerpt}"
+            memories = note(e.namespace, e.id.split(":")[1])
+            at = next((i for i, m in enumerate(memories) if m.key == e.key), None)
+            text = _text(memories[at]) if at is not None else f"{e.summary}\n{e.excerpt}"
+            around = _around(memories, at)
+            beside += [(m, hit.relevance) for m in around if m is not None]
             # a statement dates from its first copy: a re-capture is not a newer report
             found.append(Evidence(memory_id=e.id, text=text, timestamp=e.first_seen or e.timestamp,
-                                  relevance=min(1.0, max(0.0, hit.relevance))))
+                                  relevance=min(1.0, max(0.0, hit.relevance)),
+                                  before=_text(around[0]), after=_text(around[1])))
+    for memory, relevance in beside:
+        if memory.id in seen:
+            continue
+        seen.add(memory.id)
+        memories = note(memory.namespace, memory.commit)
+        around = _around(memories, next((i for i, m in enumerate(memories) if m.key == memory.key), None))
+        row = index.entries.row_of(memory.id)
+        first = index.entries[row].first_seen if row is not None else None
+        found.append(Evidence(memory_id=memory.id, text=_text(memory), timestamp=first or memory.timestamp,
+                              relevance=min(1.0, max(0.0, relevance)),
+                              before=_text(around[0]), after=_text(around[1])))
     return found
+
+
+def _text(memory: Memory | None) -> str:
+    return f"{memory.summary}\n{memory.body}" if memory is not None else ""
+
+
+def _around(memories: Sequence[Memory], at: int | None) -> tuple[Memory | None, Memory | None]:
+    """The memories just before and after the `at`-th of a note (None past its ends, or when `at` is None)."""
+    if at is None:
+        return None, None
+    return memories[at - 1] if at > 0 else None, memories[at + 1] if at + 1 < len(memories) else None
 
 
 def llm_candidates(evidence: Sequence[Evidence], offline: ReasonedAnswer) -> list[Evidence]:

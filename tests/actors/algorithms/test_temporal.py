@@ -748,3 +748,52 @@ def test_a_question_about_the_first_time_is_answered_by_the_earliest_of_nearly_a
                             now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("early",)
     assert answer.answer == "2023-05-19 (Friday)"
+
+
+def test_a_turn_answering_another_speakers_question_holds_the_questions_words() -> None:
+    # "I found it last week" names no car: the question before it does, and a car show elsewhere names one
+    show = evidence("show", "Dave: Last Friday I went to the car show and saw some great cars.",
+                    datetime(2023, 10, 8, 15, tzinfo=UTC))
+    asked = "Calvin: That red car looks amazing! Where did you find this car?"
+    reply = Evidence(memory_id="reply", text="Dave: I came across it last week, it was in bad shape.",
+                     timestamp=datetime(2023, 11, 2, 15, 1, tzinfo=UTC), relevance=0.5, before=asked)
+    answer = compose_answer("When did Dave find the car he repaired?", [show, reply], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("reply",)
+    assert answer.answer.startswith("2023-10-23")
+
+
+def test_another_speakers_reply_retelling_a_turn_lends_it_the_event_words() -> None:
+    # "lost my job" is told in the turn; the reply names the job again, a like turn names neither
+    told = Evidence(memory_id="told", text="Evan: It's been a tough time since we last caught up; I lost it all last month.",
+                    timestamp=datetime(2023, 11, 9, 21, tzinfo=UTC), relevance=0.4,
+                    after="Sam: Sorry to hear about your job, Evan. What happened?")
+    like = evidence("like", "Evan: I lost my keys yesterday, so annoying.", datetime(2023, 8, 15, tzinfo=UTC), 0.6)
+    answer = compose_answer("When did Evan lose his job?", [like, told], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("told",)
+    assert answer.answer.startswith("2023-10-01")
+
+
+def test_the_turns_around_count_only_from_another_speaker_and_a_turn_before_only_when_it_asks() -> None:
+    # the same speaker's next turn, and another's remark before, are other news: they lend no words
+    said = datetime(2023, 3, 20, 12, tzinfo=UTC)
+    spanish = Evidence(memory_id="spanish", text="Chloe: Yesterday I started learning Spanish online.",
+                       timestamp=said, relevance=1.0, after="Chloe: I sang at the charity gala three days ago!")
+    coffee = Evidence(memory_id="coffee", text="Chloe: Yesterday I had coffee with my sister.",
+                      timestamp=said + timedelta(minutes=1), relevance=1.0,
+                      before="Dev: I hope to sing at a charity gala one day.")
+    report = evidence("report", "Chloe: I sang at the charity gala three days ago!", said + timedelta(minutes=2), 0.6)
+    answer = compose_answer("When did Chloe sing at the charity gala?", [spanish, coffee, report],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("report",)
+    assert answer.answer.startswith("2023-03-17")
+
+
+def test_first_place_is_a_rank_not_the_first_time() -> None:
+    # the earlier tournament is nearly as sure an answer: "first" here asks for no earliest one
+    early = evidence("early", "Hugo: Last Sunday I took part in the chess tournament at the club.",
+                     datetime(2023, 7, 4, tzinfo=UTC), 0.9)
+    won = evidence("won", "Hugo: Yesterday I took first place in the chess tournament!", datetime(2023, 9, 8, tzinfo=UTC))
+    answer = compose_answer("When did Hugo take first place in the chess tournament at the club?", [early, won],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("won",)
+    assert answer.answer.startswith("2023-09-07")

@@ -1,11 +1,18 @@
-"""What an LLM is shown for a date question: the offline choice first, then the memories claiming the change."""
+"""The evidence for a date question: a recalled memory with the memories beside it in its note, and what an LLM is
+shown: the offline choice first, then the memories claiming the change."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
-from memactors.adapters.reading.date_answer import LLM_CANDIDATES, llm_candidates
+from memactors.adapters.git.memory_store import MemoryStore
+from memactors.adapters.git.store import GitStore
+from memactors.adapters.reading.date_answer import LLM_CANDIDATES, evidence_of, llm_candidates
+from memactors.adapters.reading.read_cache import ReadCache
+from memactors.adapters.reading.recall import search
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer
+from tests.conftest import Repo, run_cli
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 
@@ -25,3 +32,42 @@ def test_the_llm_sees_the_memory_claiming_the_change_however_recall_ranked_it() 
     shown = llm_candidates(evidence, offline)
     assert len(shown) <= LLM_CANDIDATES
     assert change.memory_id in [e.memory_id for e in shown]
+
+
+def _conversation(repo: Repo) -> None:
+    """A logged conversation, one memory per turn, in one note: a car show first, then where a car was found."""
+    turns = [(datetime(2023, 10, 8, 15, 0), "Dave: Last Friday I went to the car show and saw some great cars."),
+             (datetime(2023, 11, 2, 15, 0), "Calvin: Your blog post on the restoration was great to read."),
+             (datetime(2023, 11, 2, 15, 1), "Calvin: That red car looks amazing! Where did you find this car?"),
+             (datetime(2023, 11, 2, 15, 2), "Dave: I came across it last week, it was in bad shape."),
+             (datetime(2023, 11, 2, 15, 3), "Calvin: Wow, what a job you did on it.")]
+    for when, said in turns:
+        repo.capture("progress", said, when=when.replace(tzinfo=timezone.utc))
+    result = run_cli("consolidate", "--json", "--repo", str(repo.path))
+    assert result.returncode in (0, 1), result.stderr
+
+
+def test_a_recalled_memory_brings_the_memories_beside_it_in_its_note_as_evidence(repo: Repo) -> None:
+    _conversation(repo)
+    index = ReadCache(GitStore(repo.path).common_dir).load()
+    hits = search(index, "Where did you find this car", mode="exhaustive", limit=1)
+    assert hits[0].entry.summary.startswith("Calvin: That red car")
+    evidence = evidence_of(MemoryStore(GitStore(repo.path)), hits, index)
+    asked, *beside = evidence
+    assert asked.before.startswith("Calvin: Your blog post") and asked.after.startswith("Dave: I came across it")
+    # the turns beside it, not recalled, follow as evidence of their own at its relevance, with their own neighbours
+    assert [e.text.split("\n")[0] for e in beside] == ["Calvin: Your blog post on the restoration was great to read.",
+                                                      "Dave: I came across it last week, it was in bad shape."]
+    assert all(e.relevance == asked.relevance for e in beside)
+    assert beside[1].before == asked.text and beside[1].after.startswith("Calvin: Wow")
+    assert beside[1].timestamp == datetime(2023, 11, 2, 15, 2, tzinfo=timezone.utc)
+
+
+def test_recall_reason_dates_an_event_from_the_answer_to_the_question_that_names_it(repo: Repo) -> None:
+    # "I came across it last week" names no car: the question just before it does; the car show names one itself
+    _conversation(repo)
+    result = run_cli("recall", "When did Dave find the car?", "--reason", "--json", "--repo", str(repo.path),
+                     env={"MEMACTORS_TIMEZONE": "UTC"})
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["answer"].startswith("2023-10-23") and "last week" in answer["reasoning"]
