@@ -793,10 +793,15 @@ _MAXIM_RULE = re.compile(r"\bnot\s+(?:just|only)\b.{0,80}\bbut\b"
 _EXAMPLE = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:if\s+you\s+have\s+an?\s+\w+(?:\s+\w+)?\s+(?:named|called|that)\b|"
                       r"in\s+this\s+example\b|for\s+(?:example|instance)\b)", re.IGNORECASE)
 #: What asks only for care ("document your code thoroughly", "follow the style guide rigorously"), a rule pointed at
-#: ("no, this instruction applies to all methods") or a standard announced without its value ("we are
-#: standardizing our video call software").
+#: ("no, this instruction applies to all methods"), a standard announced without its value ("we are
+#: standardizing our video call software"), a step done once ("activate the environment before installing",
+#: "keep your phone charged"), what one will see or what will do ("you should see an icon", "either framework
+#: should suffice").
 _NOT_THE_RULE = re.compile(
     r"\b(?:thoroughly|adequately|rigorously|appropriately|accurately)\b(?!.*\b(?:always|never)\b)"
+    r"|(?:\bactivate\b|\b(?:have|get)\s+(?:\w+\s+){1,3}set\s+up\b|\balso\s+get\s+the\b|\bcharged\b)"
+    r"(?!.*\b(?:always|every|each|all|never|whenever)\b)"
+    r"|\byou\s+should\s+(?:see|notice|find)\b|\bshould\s+(?:suffice|be\s+sufficient|work\s+fine)\b"
     r"|\bthis\s+(?:instruction|is\s+the\s+standard)\b"
     r"|\b(?:decided\s+to\s+standardi[sz]e|are\s+standardi[sz]ing)\s+our\b(?!.*\b(?:and|to\s+use|on)\b)", re.IGNORECASE)
 

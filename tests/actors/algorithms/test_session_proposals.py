@@ -631,3 +631,13 @@ def test_a_priority_a_cheer_a_state_asked_a_wait_and_a_tail_are_no_rules(said: s
 ])
 def test_care_an_example_a_rule_pointed_at_and_a_standard_without_its_value_are_no_rules(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Remember to activate the environment before installing any new packages.",  # a step done once
+    "Make sure you keep your laptop charged during the demo days.",
+    "When you open the project, you should see a small plugin icon in the editor.",  # what one will see
+    "The standard logging module should be sufficient for our needs.",  # what will do
+])
+def test_a_step_done_once_and_what_one_will_see_or_what_will_do_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
