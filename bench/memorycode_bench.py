@@ -11,7 +11,10 @@ Each dialogue becomes one repository: one session a day, one `decisions` memory 
 (coding conventions, and the other instructions: the editor, the video-call tool, "never use a linter"). The
 memory is the mentor's own words: its summary the mentor's sentence that states the instruction (the one naming
 its value, most like the instruction's text), its body the mentor's whole turn (two instructions given in one
-turn share it). The data set's own labels say which instruction each is and which version: a later version of a
+turn share it). Two instructions stated in one sentence ("end function names with '_fn' and method names with
+'_ud'") share that sentence: one memory and its copy, either standing for both in every score below
+(`--distinct-picks` gives each instruction a sentence of its own, even a greeting, as figures before 2026-11-26
+did). The data set's own labels say which instruction each is and which version: a later version of a
 topic replaces the earlier. Consolidated offline (local MiniLM, no LLM), then scored:
 - precision of the hiding edges (supersedes; subsumes that are not copies) between instruction memories: right
   when both are the same topic and the source is later (a restatement of the same value may subsume). The data
@@ -129,9 +132,13 @@ def _mentor_turns(text: str, mentor: str) -> list[str]:
     return [said for who, said in turns if who == mentor]
 
 
-def _pick(turns: list[str], texts: list[str], version: int, taken: set[str]) -> tuple[str, str, bool]:
+def _pick(turns: list[str], texts: list[str], version: int, taken: set[str],
+          share: bool = True) -> tuple[str, str, bool]:
     """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction (one the
-    session's other instructions did not take, when there is one)."""
+    session's other instructions did not take, when there is one). With `share`, a sentence naming the value is
+    taken even when another instruction took it ("end function names with '_fn' and method names with '_ud'"
+    states two), rather than a sentence that does not ("Hey, Pablo!"); without, each instruction takes its own
+    sentence (the picks before 2026-11-26)."""
     values = [v.lower() for v in _values(texts, version)]
     wanted = {w.lower() for w in _WORD.findall(texts[version])} - _FRAME_STOP
     best: tuple[float, str, str, bool] | None = None
@@ -141,13 +148,15 @@ def _pick(turns: list[str], texts: list[str], version: int, taken: set[str]) -> 
             names = all(v in low for v in values)
             overlap = len(wanted & {w.lower() for w in _WORD.findall(sentence)}) / max(1, len(wanted))
             score = overlap + (2.0 if names else 0.0) - (3.0 if sentence.strip() in taken else 0.0)
+            if share and names and sentence.strip() in taken:
+                score += 3.0 - 1.0  # below an untaken sentence naming it, above any that does not
             if best is None or score > best[0]:
                 best = (score, sentence.strip(), turn, names)
     assert best is not None
     return best[1], best[2], best[3]
 
 
-def load_dialogue(path: Path, topics: dict) -> Dialogue:
+def load_dialogue(path: Path, topics: dict, share: bool = True) -> Dialogue:
     number = int(path.stem.split("_")[1])
     data = json.loads(path.read_text())
     coding = {t["id"]: t["text"] for t in topics["instructions"]}
@@ -169,7 +178,7 @@ def load_dialogue(path: Path, topics: dict) -> Dialogue:
                 version = texts.index(topic_text) if topic_text in texts else 0
             else:
                 continue
-            sentence, turn, named = _pick(turns, texts, version, taken)
+            sentence, turn, named = _pick(turns, texts, version, taken, share)
             taken.add(sentence)
             summary = sentence if len(sentence) <= 100 else sentence[:100].rsplit(" ", 1)[0]
             dialogue.instructions.append(Instruction(
@@ -213,6 +222,11 @@ def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
 def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: datetime,
                    strict: bool = False) -> dict:
     by_key = {i.key: i for i in dialogue.instructions}
+    # one sentence stating two instructions is one memory and its copy: either stands for both
+    said: dict[tuple[int, str], set[str]] = {}
+    for i in dialogue.instructions:
+        said.setdefault((i.session, i.summary), set()).add(i.key)
+    same = {i.key: said[(i.session, i.summary)] for i in dialogue.instructions}
     edges, _ = hiding_edges(path)
     right = wrong = partial_wrong = other_clause = 0
     wrong_rows = []
@@ -239,7 +253,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         if earlier and earlier[-1].version != ins.version:
             updates += 1
             replaced = {e.key for e in earlier if e.version != ins.version}
-            if any((ins.key, k) in edges for k in replaced):
+            if any((key, k) in edges for key in same[ins.key] for k in replaced):
                 found += 1
             else:
                 missed_rows.append(f"{ins.summary[:70]!r} (was {earlier[-1].summary[:60]!r})")
@@ -262,8 +276,8 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             # a summary shows its standing members as current (its superseded list names the replaced ones
             # as replaced); `strict` counts every member, which the figures before 2026-11-26 did
             members = [index.entries[row] for s in h.entry.sources if (row := index.entries.row_of(s)) is not None]
-            keys = {h.entry.key} if h.entry.kind is EntryKind.MEMORY else {
-                m.key for m in members if strict or not m.superseded_by}
+            keys = set(same.get(h.entry.key, {h.entry.key})) if h.entry.kind is EntryKind.MEMORY else {
+                k for m in members if strict or not m.superseded_by for k in same.get(m.key, {m.key})}
             ranked.append(keys)
         same_value = {e.key for e in events if e.version == current.version and e.session >= max(
             x.session for x in events if x.version != current.version)}
@@ -275,10 +289,12 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
     lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
              if line.startswith("- ")]
     shown = 0
+    standing = {_norm(i.summary) for i in latest.values()}  # a sentence stating a current instruction is shown
     for topic, events in history.items():
         current = latest[topic]
         for e in events:
-            if e.version != current.version and any(_norm(e.summary)[:60] in _norm(line) for line in lines):
+            if e.version != current.version and _norm(e.summary) not in standing \
+                    and any(_norm(e.summary)[:60] in _norm(line) for line in lines):
                 shown += 1
     return {"edges_right": right, "edges_wrong": wrong, "edges_wrong_partial": partial_wrong,
             "edges_right_other_clause": other_clause, "updates": updates, "updates_found": found,
@@ -321,6 +337,9 @@ def main() -> int:
     parser.add_argument("--min-sessions", type=int, default=2, help="skip dialogues with fewer sessions")
     parser.add_argument("--show", action="store_true", help="list wrong edges and missed updates")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--distinct-picks", action="store_true",
+                        help="each instruction takes a sentence no other instruction of its session took, even one "
+                             "not naming its value (the picks recorded before 2026-11-26)")
     parser.add_argument("--strict-summaries", action="store_true",
                         help="current first: count every member of a summary hit, replaced ones too (the figures "
                              "recorded before 2026-11-26)")
@@ -329,7 +348,7 @@ def main() -> int:
         print("memorycode_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
         return 2
     topics = json.loads(args.topics.read_text())
-    dialogues = [load_dialogue(p, topics) for p in even_dialogues(args.dataset)]
+    dialogues = [load_dialogue(p, topics, share=not args.distinct_picks) for p in even_dialogues(args.dataset)]
     dialogues = [d for d in dialogues if len({i.session for i in d.instructions}) >= args.min_sessions
                  and (args.part == "all" or d.held_out == (args.part == "held-out"))]
     if args.limit:
@@ -360,6 +379,8 @@ def main() -> int:
         "machine": machine(), "part": args.part, "dialogues": len(dialogues),
         "instructions": sum(len(d.instructions) for d in dialogues),
         "sentences_without_value": sum(not i.found_sentence for d in dialogues for i in d.instructions),
+        "sentences_stating_two": sum(len(d.instructions) - len({(i.session, i.summary) for i in d.instructions})
+                                     for d in dialogues),
         # edges right by the newer sentence's other instruction count right (`edges_right_other_clause`)
         "precision": round((totals.get("edges_right", 0) + totals.get("edges_right_other_clause", 0))
                            / (predicted + totals.get("edges_right_other_clause", 0)), 3) if predicted else 1.0,
