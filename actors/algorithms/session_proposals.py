@@ -351,7 +351,9 @@ _MAXIM = re.compile(
 #: An offer of help, not a memory: "I'm here to support you", "we're all just a call away", "reach out anytime".
 _OFFER = re.compile(r"\b(?:here\s+to\s+(?:help|support|assist)|always\s+(?:available|here)\b|(?:a\s+)?(?:call|message)"
                     r"(?:\s+or\s+(?:a\s+)?(?:call|message))?\s+away|not\s+alone\b|(?:hesitate|free)\s+to\s+reach\s+out|"
-                    r"(?:your|their)\s+(?:voice|ideas)\s+(?:and\s+ideas\s+)?matter)", re.IGNORECASE)
+                    r"(?:your|their)\s+(?:voice|ideas)\s+(?:and\s+ideas\s+)?matter|door\s+is\s+always\s+open|"
+                    r"^(?:[\w' ]{0,30},\s+)?i\s+want\s+your\s+(?:input|thoughts|feedback|opinion))",
+                    re.IGNORECASE)
 #: Praise: "I like the way you're thinking".
 _PRAISE = re.compile(r"^(?:[\w' ]{0,30},\s+)?i\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:the\s+way|your|how|that\s+you"
                      r"|what\s+you|the\s+sound\s+of)\b|^i\s+must\s+say\b", re.IGNORECASE)

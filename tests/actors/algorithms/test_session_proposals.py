@@ -641,3 +641,11 @@ def test_care_an_example_a_rule_pointed_at_and_a_standard_without_its_value_are_
 ])
 def test_a_step_done_once_and_what_one_will_see_or_what_will_do_are_no_rules(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "I want to emphasize that my door is always open.",
+    "I want your input on this as well, Mira.",
+])
+def test_an_offer_of_help_or_a_request_for_input_is_no_rule(said: str) -> None:
+    assert _proposed("user", said) == []
