@@ -37,7 +37,12 @@ one-off task (a thing to make: "I need a multi-stage build", the task's guard:
 "do not break any existing tests", a request pointing at a screenshot, the
 numbered steps of a task, output the user pasted), a quality only, a value judgement, praise, a cheer, an offer of
 help, words pointing back, advice about the workplace rather than the code,
-its tools or the project unless measured); never a sentence cut to fit (a
+its tools or the project unless measured, care for the body at the desk); never
+a user's rule or decision that names nothing to check it by (no value, name,
+count, always / never, thing of the code, its tools or the place of work) or
+that asks for a setup step, a state of mind, only care ("thoroughly"), a rule
+still to come, a maxim ("not only ... but also", "we always strive"), an
+example of the rule, or points back ("accordingly"); never a sentence cut to fit (a
 statement longer than a summary is kept only when its first clause stands
 alone, or the rule itself without "I want you to"). One proposal per
 statement: a restatement in other words is left out.
