@@ -105,7 +105,8 @@ _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|indicating|signifying|denoting|standing\s+for|in\s+order|even\s+if|for\s+(?:consistency|"
                      r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as|regardless|irrespective|"
-                     r"no\s+matter|followed\s+by|like\s+so)\b",
+                     r"no\s+matter|followed\s+by|like\s+so|helps?\s+(?:to\s+)?(?:us\s+|you\s+)?(?:improve|keep|make|ensure|"
+                     r"maintain|avoid|reduce|distinguish|identify))\b",
                      re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
                        r"installing|decorat\w*|also\s+use|as\s+well|in\s+addition)\b", re.IGNORECASE)
@@ -309,6 +310,10 @@ _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s
                      r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
 #: ... and said to be taken up, not only mentioned.
 _CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
+#: A rule that holds only under a condition: the condition is its value ("only when necessary" / "only when asked").
+_ONLY_WHEN = re.compile(r"\bonly\s+(?:when|if|after|once)\s+(?P<v>(?:it'?s\s+|it\s+is\s+|you'?re\s+|you\s+are\s+)?"
+                        r"(?:truly\s+|really\s+|absolutely\s+|strictly\s+)?[a-z]+(?:\s+(?:or|and)\s+(?:when\s+)?[a-z]+)?)",
+                        re.IGNORECASE)
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
 _WORKPLACE = re.compile(r"\b(?:work|working|works|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
                         r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
@@ -431,6 +436,13 @@ def slot_of(sentence: str) -> Slot | None:
                     sentence=sentence, whole=_frame(text, []), role=True)
     if (naming := _naming_slot(said, text, positive, sentence)) is not None:
         return naming
+    if (when := _ONLY_WHEN.search(text)) is not None and not _QUOTED.search(text):
+        # "communicate with the team only when necessary" / "... only when asked": the condition is the value
+        condition = " ".join(when["v"].split())
+        frame = _frame(text[: when.start()], [])
+        if len(frame) >= 1:
+            return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
+                        sentence=sentence, whole=_frame(text, []))
     if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text):
         # "set up your workstation in the common area", "go to the IT room to work": where one works holds one place
         return Slot(frame=frozenset({"workplace"}), value=" ".join(place["v"].split()), positive=positive,

@@ -333,3 +333,18 @@ def test_praise_and_time_are_not_a_role() -> None:
     change = slot_change("We've been using email for communication up until now, but from now on use Slack.",
                          "From now on, I want you to use Discord for all our communication.")
     assert change is not None and "'Discord' -> 'Slack'" in change.reason()
+
+
+def test_a_condition_a_rule_holds_only_under_is_its_value() -> None:
+    change = slot_change("From now on, I need you to communicate with the team only when necessary.",
+                         "From now on, I want you to communicate with the team only when asked.")
+    assert change is not None and "'asked' -> 'necessary'" in change.reason()
+    assert slot_change("From now on, deploy only when the tests pass.",
+                       "Communicate with the team only when asked.") is None
+
+
+def test_what_a_convention_helps_with_is_its_reason() -> None:
+    change = slot_change("When naming function arguments, please end them with '_i'.",
+                         "We've found that ending function argument names with '_e' helps improve code readability "
+                         "and reduces potential conflicts with other variables.")
+    assert change is not None and "'_e' -> '_i'" in change.reason()
