@@ -185,16 +185,20 @@ def plan_asked(question: str) -> bool:
     return _PLAN_ASKED.search(question) is not None
 
 
-def report_score(question: str, text: str, relevance: float, dated: bool, context: Sequence[str] = ()) -> float:
+def report_score(question: str, text: str, relevance: float, dated: bool, context: Sequence[str] = (),
+                 when: str | None = None) -> float:
     """How well `text` reports the event `question` asks about (at most 1.3): its event words and names first, then
     whether it says it happened (`dated`: a date on or before its own day; or the past tense; or it claims the
     change asked about) — a plan in the same words does not, unless the question asks about a plan (then `dated`
     is any date it states, and a plan says it) — and, for a change question, whether it claims that
     change (then the question's change verb is no event word: "moved off" reports "drop"). Event words only the
-    `context` holds count CONTEXT_WORDS."""
+    `context` holds count CONTEXT_WORDS. Tense is read in the sentence holding most event words, or, when none
+    holds one, in the sentence holding `when` (the date phrase the memory is dated by)."""
     change = reports_change(question, text)
     # tense is read in the sentence telling the event: "We tried scuba last Friday! We'll go again." reports it
     told = event_sentence(question, text)
+    if told is text and when:  # no sentence holds an event word: the one saying when tells it
+        told = next((t for t in _SENTENCE.findall(text) if when in t), text)
     if plan_asked(question):  # the plan is the report: "next month" or "we're going to" says when
         happened = dated or planned(told)
     else:

@@ -494,7 +494,8 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
-    score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item))
+    score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
+                         when=best[0].original_text if best else None)
     return score, best[0] if best else None, best[1] if best else ""
 
 

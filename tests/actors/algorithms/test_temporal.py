@@ -797,3 +797,14 @@ def test_first_place_is_a_rank_not_the_first_time() -> None:
                             now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("won",)
     assert answer.answer.startswith("2023-09-07")
+
+
+def test_with_no_event_word_in_a_turn_its_tense_is_read_in_the_sentence_that_says_when() -> None:
+    # "will lift your mood" is no plan to buy the car: the sentence saying "Last week" tells what happened
+    told = evidence("told", "Calvin: Keep going! Last week, I got a new Ferrari. A photo of it will lift your mood.",
+                    datetime(2023, 10, 15, tzinfo=UTC))
+    other = evidence("other", "Calvin: I went to the Ferrari dealership and saw a lot of cars.",
+                     datetime(2023, 8, 3, tzinfo=UTC))
+    answer = compose_answer("When did Calvin buy his second Ferrari?", [other, told], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("told",)
+    assert answer.answer.startswith("2023-10-02")
