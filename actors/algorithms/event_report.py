@@ -3,7 +3,8 @@
 A question's event words are its content words, minus question words and the
 names it shares with the memory (capitalised words: people and projects
 already matched by the search), lightly stemmed (plural, -ed, -ing and a
-small table of irregular past forms, so "went" meets "go"). A memory reports
+small table of irregular past forms, so "went" meets "go"; an agent noun
+meets its verb, so "programmer" meets "programming"). A memory reports
 the event when it holds those words and says it happened: a date on or
 before the day it was written, or a verb in the past tense — a plan in the
 same words ("I'm planning to go next week") does not. Later mentions of the same event ("remember the
@@ -74,8 +75,18 @@ def stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word  # hike and hiked meet at "hik"
 
 
+def _event_stem(word: str) -> str:
+    """`stem`, an agent noun taken to its verb as well: "programmer" meets "programming" (a stem of at least five
+    letters before "-er", so "water", "dinner" and "number" stay whole)."""
+    lower = word.lower().strip("'-")
+    for suffix in ("ers", "er"):
+        if lower.endswith(suffix) and len(lower) - len(suffix) >= 5:
+            return stem(lower[: -len(suffix)])
+    return stem(word)
+
+
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _PART.findall(text) if w.lower() not in _STOP}
+    return {_event_stem(w) for w in _PART.findall(text) if w.lower() not in _STOP}
 
 
 def names(question: str) -> set[str]:
@@ -92,7 +103,7 @@ def name_share(question: str, text: str) -> float:
 def event_words(question: str, text: str) -> set[str]:
     """The question's event words for `text`: content stems, minus names the text shares with the question."""
     shared = names(question) & {w.lower() for w in _WORD.findall(text)}
-    return {stem(w) for w in _PART.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
+    return {_event_stem(w) for w in _PART.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
 
 
 def event_share(question: str, text: str) -> float:

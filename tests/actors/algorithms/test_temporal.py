@@ -808,3 +808,14 @@ def test_with_no_event_word_in_a_turn_its_tense_is_read_in_the_sentence_that_say
     answer = compose_answer("When did Calvin buy his second Ferrari?", [other, told], now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("told",)
     assert answer.answer.startswith("2023-10-02")
+
+
+def test_an_agent_noun_meets_its_verb_as_an_event_word() -> None:
+    # "programmer friends" tells the programming contest; a later turn naming programming and a contest is no report
+    report = evidence("report", "John: Last Friday my programmer friends and I ran an online contest.",
+                      datetime(2022, 10, 13, tzinfo=UTC))
+    later = evidence("later", "John: Yesterday I joined a programming group and we talked about a contest.",
+                     datetime(2022, 10, 20, tzinfo=UTC))
+    answer = compose_answer("When did John host the programming contest?", [report, later], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("report",)
+    assert answer.answer.startswith("2022-10-07")
