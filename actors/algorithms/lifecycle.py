@@ -1,8 +1,9 @@
 """The same piece of work at a later stage, said without a word of change. Pure, standard library only.
 
 What a progress log records of one item goes stale when a later note records the item further along:
-- a spec (the same `docs/spec/<state>/<date>-<slug>/` directory, the same `slug:` or `created:` value of its
-  front matter, or `expires:` with `tags:`, the same GitHub issue, unless each names a different spec directory)
+- a spec (the same `spec/<state>/<date>-<slug>/` directory of a project's docs, the same `slug:` or `created:`
+  value of its front matter, or `expires:` with `tags:`, the same GitHub issue, unless each names a different spec
+  directory)
   at a later stage:
   draft < in review < approved < started < completed, read from `status: ...` / "status to `in-review`",
   "approved for implementation", `approved: <date>`, `started: <date>`, `completed: <date>` (a `null` date says
