@@ -89,7 +89,7 @@ _DIRECTIVE = frozenset(words(
 _ROLE_ADJECTIVES = frozenset(words("main primary preferred default official go-to standard only"))
 #: What only praises a tool, not what its role is: "a powerful coding assistant called GitHub Copilot".
 _PRAISE = frozenset(words("powerful great excellent fantastic wonderful amazing useful handy robust versatile popular "
-                          "modern reliable efficient effective cutting-edge ai-powered new fantastic brilliant "
+                          "modern reliable efficient effective cutting-edge ai-powered new brilliant "
                           "innovative intuitive"))
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
@@ -786,7 +786,8 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
     """What pairs a memory with the earlier statements of its slot: its frame when it gives an exclusive slot a
     value, and its whole frame (value left in), which a rule turned round shares."""
     keys = []
-    for slot in slots_of(statement(summary, body)):
+    said = statement(summary, body)
+    for slot in slots_of(said):
         keys.append(("whole", slot.whole))
         if 1 < len(slot.whole) <= MAX_RULE_KEYS:  # the same rule said with a little more of where it applies
             keys += [("whole", frozenset(part)) for k in range(max(1, len(slot.whole) - MAX_RULE_EXTRA),
@@ -805,7 +806,7 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
             if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "... and meetings"
                 place = slot.frame - set(plain)
                 keys += [("frame", frozenset(pair) | place) for pair in combinations(plain, MIN_ROLE_WORDS)]
-    if (rule := rule_object(statement(summary, body))) is not None:  # the same thing, said to use or not
+    if (rule := rule_object(said)) is not None:  # the same thing, said to use or not
         keys.append(("object", rule.frame))
     return tuple(dict.fromkeys(frozenset({f"{kind}:{w}" for w in key}) for kind, key in keys))
 
