@@ -4,6 +4,7 @@ Run by hand on a local clone of a git-notes-memory store (the plugin's own publi
 zircote/git-notes-memory-manager, with its `refs/notes/mem/*` fetched):
 
     python bench/real_store_audit.py PATH [--labels bench/labels/real_store_edges.json] [--dump FILE] [--json]
+    python bench/real_store_audit.py PATH --questions-only --tuning-only --keep DIR --json   # while tuning recall
 
 The store is copied to a temporary directory and consolidated offline there (local MiniLM, no LLM); PATH is never
 written. Printed:
@@ -14,7 +15,10 @@ written. Printed:
   when the newer memory (or a copy of it) supersedes the older (or a copy of it);
 - the questions of `bench/labels/real_store_questions.json`: hit@1, hit@5 and MRR of recall (standard mode), an
   answer being any memory the label lists or a copy of one.
-`--dump FILE` writes the edges as JSON (what a labeller reads). Labels name memories by stable key (a hash of
+`--dump FILE` writes the edges as JSON (what a labeller reads). `--questions-only` scores the questions alone (no
+edges, no replacements); `--tuning-only` leaves the held-out questions unasked; `--keep DIR` keeps the consolidated
+copy in DIR and, when DIR holds one already, asks it again without consolidating (fit only for changes to recall
+itself: a change to what a run writes needs a fresh DIR). Labels name memories by stable key (a hash of
 namespace, timestamp and content), so they survive re-runs and rebases.
 """
 
@@ -65,6 +69,12 @@ def _consolidate(repo: Path) -> tuple[dict, object]:
     services = build_services(MemoryStore(GitStore(repo)), Settings(), SystemClock())
     report = trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
     return json.loads(report.model_dump_json()), services.embedder
+
+
+def _kept(repo: Path) -> tuple[dict, object]:
+    """A copy consolidated by an earlier `--keep` run: its report, and the embedder a run would use."""
+    services = build_services(MemoryStore(GitStore(repo)), Settings(), SystemClock())
+    return json.loads((repo.parent / "report.json").read_text()), services.embedder
 
 
 def copies_of(store: MemoryStore) -> dict[str, str]:
@@ -191,7 +201,9 @@ def question_scores(repo: Path, embedder, questions: list[dict], copy_of: dict[s
             hits5 += 1
         rr += 1 / rank if rank else 0.0
         if rank != 1 and not q.get("held_out"):
-            misses.append({"question": q["question"], "rank": rank})
+            misses.append({"question": q["question"], "rank": rank,
+                           "above": [f"{h.entry.kind.value} {h.entry.namespace}: {h.entry.title or h.entry.summary}"[:140]
+                                     for h in hits[:min(rank or 3, 3) - (1 if rank else 0)]]})
         ranks.append((bool(q.get("held_out")), rank))
     n = len(questions)
 
@@ -216,23 +228,38 @@ def main() -> int:
                         help="write every distinct memory (copies folded, with their count) as JSON lines here")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quiet", action="store_true", help="figures only, no edge listing")
+    parser.add_argument("--questions-only", action="store_true",
+                        help="score the questions alone: no edges, no replacements")
+    parser.add_argument("--tuning-only", action="store_true", help="leave the held-out questions unasked")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep the consolidated copy in DIR; reuse it when DIR holds one (recall changes only)")
     args = parser.parse_args()
     if not (args.path / ".git").exists():
         print(f"real_store_audit: {args.path} is not a git work tree", file=sys.stderr)
         return 2
     labels = json.loads(args.labels.read_text()) if args.labels.exists() else {}
     questions = json.loads(args.questions.read_text())["questions"] if args.questions.exists() else []
+    if args.tuning_only:
+        questions = [q for q in questions if not q.get("held_out")]
     with TemporaryDirectory() as tmp:
-        repo = _copy(args.path, Path(tmp))
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        report, embedder = _consolidate(repo)
+        if (work / "report.json").exists():
+            repo = work / "store"
+            report, embedder = _kept(repo)
+        else:
+            repo = _copy(args.path, work)
+            report, embedder = _consolidate(repo)
+            if args.keep:
+                (work / "report.json").write_text(json.dumps(report))
         took = time.perf_counter() - started
         store = MemoryStore(GitStore(repo))
         copy_of = copies_of(store)
-        rows = audited_edges(store)
+        rows = [] if args.questions_only else audited_edges(store)
         distinct = distinct_memories(store, copy_of) if args.dump_memories else []
-        edges = score_edges(rows, labels, copy_of)
-        replaced = replacement_recall(store, labels, copy_of)
+        edges = None if args.questions_only else score_edges(rows, labels, copy_of)
+        replaced = None if args.questions_only else replacement_recall(store, labels, copy_of)
         asked = question_scores(repo, embedder, questions, copy_of) if questions else None
     if args.dump:
         args.dump.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
