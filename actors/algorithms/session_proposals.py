@@ -171,7 +171,8 @@ _REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+
                       r"remember\s+to|it(?:'s|\s+is)\s+\w+\s+that\s+you)\s+",
                       re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
-_DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such)$",
+_DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such|"
+                       r"especially|particularly|want|do|strive)$",
                        re.IGNORECASE)
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
 #: A user's rule or instruction, where a clause starts (the cue stays in the statement).
@@ -755,7 +756,7 @@ _ASKED = (r"^(?:[\w' ]{0,30},\s+)?(?:(?:so|also|and|now|just|please|additionally
           r"don'?t\s+forget\s+to\s+|please\s+)*")
 #: A rule that points back at what was said before it instead of saying it: "update your code accordingly",
 #: "follow this format", "make sure all your classes have the decorator".
-_POINTS_BACK = re.compile(r"\baccordingly\b|\b(?:this|these|those)\s+(?:new\s+|basic\s+)?(?:\w+\s+)?(?:format|structure|"
+_POINTS_BACK = re.compile(r"\baccordingly\b|\bdo\s+so\b|\b(?:this|these|those)\s+(?:new\s+|basic\s+)?(?:\w+\s+)?(?:format|structure|"
                           r"style|way|convention|approach|decorator|suffix|prefix|tool|platform|module|app|method)\b|"
                           r"\bfor\s+that\s+purpose\b|\bthe\s+(?:decorator|suffix|prefix|app|extension|platform)\s*[.!]?$",
                           re.IGNORECASE)
@@ -813,6 +814,46 @@ _NOT_THE_RULE = re.compile(
     r"|\b(?:decided\s+to\s+standardi[sz]e|are\s+standardi[sz]ing)\s+our\b(?!.*\b(?:and|to\s+use|on)\b)", re.IGNORECASE)
 
 
+#: Exact words a later session can check a statement by: code, a number, a path or dotted name, a CamelCase name,
+#: a flag (not a word in capitals: a company's "VATO" is no value).
+_EXACT = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+[./_]\w+|\b[A-Z][a-z]+[A-Z]\w*|--[\w-]+")
+#: What a mentor says in passing rather than asks to be done from now on: advice by its own name ("a good rule of
+#: thumb is ..."; a house rule says "a practice we follow"), how things are to keep in mind ("one thing to remember
+#: is that TPUs ...", unlike "... is to never ..."), growth asked for (a skill, a course), a task bound to one
+#: occasion ("by the end of the day", "our upcoming workshop"), a state to reach in the work at hand ("ensure that
+#: the backend is scalable"; not "ensure that all names ...").
+_IN_PASSING = re.compile(
+    r"(?:\brule\s+of\s+thumb\b|\b(?:good|helpful|best|useful|great)\s+practices?\b(?!\s+we\b))(?!.*\b(?:always|never)\b)"
+    r"|\bthings?\s+to\s+(?:remember|note|keep\s+in\s+mind)\s+is\s+(?!to\b)"
+    r"|\b(?:keep|bear)\s+in\s+mind\b(?!.*\b(?:always|never)\b)"
+    r"|\b(?:challenge\s+yourself|become\s+proficient|proficien\w+|start\s+(?:reading|diving)|courses?|workshops?|katas?)\b"
+    r"|\b(?:enhanc|strengthen|improv|build|develop|hone|sharpen)\w*\s+(?:your\s+)?(?:[\w-]+\s+){0,2}(?:skills?|"
+    r"confidence|abilities|knowledge|expertise)\b"
+    r"|\b(?:by\s+the\s+end\s+of\s+(?:the|this|today)|upon\s+your\s+return|(?:our|the)\s+upcoming|for\s+your\s+next"
+    r"\s+task)\b"
+    r"|^(?:[\w' ]{0,30},\s+)?(?:please\s+)?(?:ensure|make\s+sure)\s+(?:that\s+)?(?!you\b)(?:(?!all\b|every\b|each\b|"
+    r"any\b)[\w'-]+\s+){1,4}?(?:is|are|can|has|have|follows?)\b(?!.*\b(?:all|every|each|any)\b)", re.IGNORECASE)
+#: How a thing is to be, said of it rather than asked of the listener, over no case in particular ("the dashboard
+#: should be dynamic", "innovation must be balanced with practicality"): its subject, when it is no thing of the
+#: code or its tools ("all method names should ..." and "each commit should ..." are rules).
+_WISHED_OF = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?!(?:i|you|we|please|all|every|each|any|no|only|under|never|always|if|"
+                        r"when)\b)((?:(?!(?:you|we|all|every|each|any|no)\b)[\w'-]+\s+){1,6}?)(?:should|must|shall)\b"
+                        r"(?!\s+you\b)(?!.*\b(?:all|every|each|any|always|never|only)\b)", re.IGNORECASE)
+#: A proposal to the team, not a rule: "I think we should propose a casual dress code", "we should review ...".
+_PROPOSED_TO_TEAM = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:i\s+think\s+|i'?m\s+thinking\s+)?we\s+should\b",
+                               re.IGNORECASE)
+
+
+def _in_passing(summary: str) -> bool:
+    """Whether a user's rule is said in passing rather than asked from now on (`_IN_PASSING`), a wish of how a
+    thing is to be (`_WISHED_OF`) or a proposal to the team that names nothing exact."""
+    if _EXACT.search(summary):
+        return False
+    wished = _WISHED_OF.match(summary)
+    return bool(_IN_PASSING.search(summary) or wished and not _WORK_THING.search(wished.group(1))
+                or _PROPOSED_TO_TEAM.match(summary) and not _PROPER_NAME.search(summary))
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
@@ -825,7 +866,7 @@ def _kept(made: RawProposal | None) -> RawProposal | bool:
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
     if asked_once or _POINTS_BACK.search(made.summary) or _STATE_ASKED.match(made.summary) \
             or _RECALLED_MAXIM.match(made.summary) or _RULE_TO_COME.search(made.summary) \
-            or _MAXIM_RULE.search(made.summary) or _NOT_THE_RULE.search(made.summary):
+            or _MAXIM_RULE.search(made.summary) or _NOT_THE_RULE.search(made.summary) or _in_passing(made.summary):
         return False
     return made
 
@@ -856,6 +897,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         return _proposal("decisions", sentence, rest, turn, relevance=0.85, actionability=0.9,
                          cue="user change") or False
     learning = _USER_LEARNING.match(sentence)
+    if learning and re.match(r"(?:remember|keep|don)", learning.group(2) or "", re.IGNORECASE) \
+            and not (_EXACT.search(sentence) or _QUOTED_VALUE.search(sentence)):
+        return False  # "keep in mind that GPUs have limited memory": how things are, explained in passing
     if learning:
         return _proposal("learnings", sentence[learning.end():], rest, turn, relevance=0.85, actionability=0.75,
                          cue="user learning") or False

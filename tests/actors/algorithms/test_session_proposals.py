@@ -649,3 +649,67 @@ def test_a_step_done_once_and_what_one_will_see_or_what_will_do_are_no_rules(sai
 ])
 def test_an_offer_of_help_or_a_request_for_input_is_no_rule(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+
+@pytest.mark.parametrize("said", [
+    "One helpful practice is to keep a changelog file in your project repository.",  # advice by its name
+    "Keep in mind the licensing rules we must follow, such as the GPL for our plugins.",  # how things are
+])
+def test_advice_by_its_name_and_what_to_keep_in_mind_are_said_in_passing(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+def test_a_practice_said_with_always_or_a_thing_to_remember_as_a_rule_stays_a_rule() -> None:
+    assert [s for _, s in _proposed("user", "One helpful practice is to always run the linter before pushing.")] == [
+        "One helpful practice is to always run the linter before pushing."]
+    assert [s for _, s in _proposed("user", "One thing to remember is to never push straight to the release branch.")
+            ] == ["One thing to remember is to never push straight to the release branch."]
+
+
+@pytest.mark.parametrize("said", [
+    "I want you to become proficient with the debugger and its breakpoints.",  # growth asked for
+    "I want you to enroll in the advanced testing course.",
+    "I want you to challenge yourself to write the parser without a library.",
+    "Remember to push your release notes to the wiki by the end of the day.",  # one occasion
+    "I want you to deploy the staging build during our upcoming release window.",
+])
+def test_growth_asked_for_and_a_task_bound_to_one_occasion_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Ensure that the backend can handle a large volume of uploads.",  # a state of the work at hand
+    "Ensure your editor is set up to flag unused imports as you type.",
+    "Speed must be weighed against stability in the product.",  # how a thing is to be
+    "We should trim our test suite to cut build minutes and keep the pipeline lean.",  # a proposal to the team
+    "So, I'm thinking we should fold some security training into the onboarding code labs.",
+])
+def test_a_state_to_reach_a_wish_of_how_a_thing_is_and_a_proposal_to_the_team_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Ensure that each migration is reversible with a down step.",  # over every case
+    "Self-registration must only create visitor accounts.",  # what it must only do
+    "A commit message should explain why the change was made.",  # a thing of the code
+    "I think we should move our team chat over to Matrix.",  # names what it proposes
+])
+def test_a_state_over_every_case_a_wish_of_the_code_and_a_named_proposal_stay_rules(said: str) -> None:
+    assert [s for _, s in _proposed("user", said)] == [said]
+
+
+def test_a_reminder_of_how_things_are_is_a_learning_only_when_it_names_something_exact() -> None:
+    assert _proposed("user", "Keep in mind that compilers are smarter than most people think.") == []
+    assert _proposed("user", "Remember that the nightly job wipes /tmp/cache before it starts.") == [
+        ("learnings", "The nightly job wipes /tmp/cache before it starts.")]
+
+
+@pytest.mark.parametrize("said", [
+    "Well, after talking it over with the leads, we decided that the second queue library would better serve our "
+    "needs, especially since half of our services are written in another language.",
+    "If there's any work on your branch that isn't pushed yet, make sure to do so now, and then we can talk about "
+    "the merge.",
+])
+def test_a_summary_never_ends_on_the_word_its_clause_waits_on(said: str) -> None:
+    assert _proposed("user", said) == []
