@@ -926,11 +926,19 @@ def _shorter(sentence: str) -> list[str]:
     return out
 
 
+#: The agent asking the user to settle what it just proposed ("Worth a quick gut-check from you", "OK with you?"):
+#: the choice is not made yet.
+_ASKS_BACK = re.compile(r"\?|\b(?:let\s+me\s+know|gut[- ]check|check\s+(?:with|from|by)\s+you|your\s+call|up\s+to\s+you|confirm|sign[- ]off|"
+                        r"(?:ok|okay|fine)\s+with\s+you|if\s+you\s+(?:agree|prefer|'d\s+rather|would\s+rather)|"
+                        r"objections?|push\s*back|thoughts)\b", re.IGNORECASE)
+
+
 def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozenset[str]) -> RawProposal | None:
     """A choice the agent made against a named option, or a reason it names: the cues of `_agent` that read a
     sentence cut shorter when it is too long for a summary (its whole kept as the content)."""
     choice = _AGENT_CHOICE.match(sentence)
     if choice and _TURNED_DOWN.search(sentence) and not _WORK_OF_THE_MOMENT.search(sentence) \
+            and not _ASKS_BACK.search(rest) \
             and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
         namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
     elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
@@ -1007,10 +1015,40 @@ def _captured(turn: SessionTurn) -> list[RawProposal]:
                         specificity=_specificity(content), coherence=0.85, cue="agent captured")]
 
 
+#: The agent guessing, not finding: "I think the root cause is ...", "the issue is likely that ...".
+_AGENT_GUESS = re.compile(r"\b(?:i\s+(?:think|believe|suspect|guess|assume)|(?:my|best)\s+guess|likely|possibly|"
+                          r"presumably|seems?|appears?|looks\s+like|suspect(?:ed)?|hypothes[ie]s|assuming)\b", re.IGNORECASE)
+#: The agent saying back what the user said or asked: "You asked whether ...", "so the question is: ...".
+_RESTATED = re.compile(r"\byou(?:'re|\s+are)?\s+(?:asked|asking|said|mentioned|want(?:ed)?|requested|wrote|meant|"
+                       r"prefer(?:red)?|chose|picked)\b|\b(?:the|your|my)\s+question\s+(?:is|was)\b|\bwhether\b",
+                       re.IGNORECASE)
+#: What leads in the agent's narration, a step of its plan, a report of what it did, or words it quotes: "Checking
+#: the config: ...", "Next step: ...", "What I changed: ...", "The README says: ...".
+_ASIDE_LEAD = re.compile(r"^(?:(?:so|now|ok(?:ay)?),?\s+)?(?:\w+ing\b[^:]{0,40}|(?:the\s+)?(?:next\s+)?steps?\b[^:]{0,12}|"
+                         r"(?:the\s+)?plan|then|next|after\s+that|finally|summary|changes?(?:\s+made)?|results?|status|"
+                         r"what\s+(?:i|we)\s+(?:changed|did|fixed|added|found|updated)|(?:the\s+)?fix\s+is\s+in|done|fixed|"
+                         r"[^:]{0,40}\b(?:says|said|reads|states|shows|prints|printed|returned|output))\s*:\s"
+                         r"|^(?:then|next|after\s+that|finally|step\s+\d+)\b", re.IGNORECASE)
+#: Code said as prose (outside backticks): "if (user == null) return; ...".
+_CODE_SAID = re.compile(r"==|!=|=>|&&|\|\||[{}]|\)\s*;|\breturn\s*;")
+
+
+def _aside(sentence: str) -> bool:
+    """Whether an agent's sentence states nothing found or decided: a guess, a question or what the user said said
+    back, narration, a plan's next step, a report of what was done, a quotation, or code."""
+    prose = re.sub(r"`[^`]*`", "", sentence)
+    return bool(prose.rstrip().endswith("?") or _AGENT_GUESS.search(prose) or _RESTATED.search(prose)
+                or _ASIDE_LEAD.match(prose)
+                # code in an aside or a path ("(b.timestamp || b.createdAt)", "/queries?caseId={id}") is named, not said
+                or _CODE_SAID.search(re.sub(r"\s\([^()]*\)|\S*[/?]\S*", "", prose)))
+
+
 def _agent(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = _captured(turn) + _settings(turn) + _plan(turn, _DECISION_SECTION)
     names = frozenset(m for m in re.findall(r"`([^`\n]{2,60})`", turn.text))
     for sentence, rest in _sentences(turn.text):
+        if _aside(sentence):
+            continue
         label = _LABEL.match(sentence)
         chosen = None if label else _agent_sentence(sentence, rest, turn, names)
         if chosen:
@@ -1076,7 +1114,11 @@ def foreign(text: str) -> bool:
         return True
     tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
     other = sum(t in _OTHER for t in tokens)
-    return other >= 3 and other > sum(t in _ENGLISH for t in tokens)
+    english = sum(t in _ENGLISH for t in tokens)
+    # a short line (a question and the option chosen) may hold too few common words: its accented words tell it
+    prose = re.findall(r"[^\W\d_]+", re.sub(r"```.*?(?:```|\Z)|`[^`\n]*`", " ", text, flags=re.DOTALL).lower())
+    accented = sum(any(not c.isascii() for c in t) for t in prose)  # not in code: output quoted in an English turn
+    return other >= 3 and other > english or accented >= 2 and accented + other > english
 
 
 #: A question about this moment's work, whose answer is a one-off choice, not a decision to keep: "Should I
@@ -1176,6 +1218,10 @@ def _plan(turn: SessionTurn, sections: re.Pattern[str] = _PLAN_SECTION) -> list[
     return found[:8]
 
 
+#: A case mapped to its outcome ("Same value → status: UNCHANGED", "empty input -> 400").
+_CASE_ROW = re.compile(r"\S\s*(?:→|->|=>|⇒)\s*\S")
+
+
 def _lead_in_bullets(turn: SessionTurn) -> list[RawProposal]:
     """Bullets a user's lead-in ending in ":" introduces ("Decisions:", "from now on:"), each a statement."""
     found: list[RawProposal] = []
@@ -1191,6 +1237,8 @@ def _lead_in_bullets(turn: SessionTurn) -> list[RawProposal]:
                     break
                 continue
             text = bullet.group(1).replace("**", "").strip()
+            if _CASE_ROW.search(text):
+                continue  # a case and what it gives: the table of the behaviour asked for, which its code will say
             namespace = "patterns" if re.search(r"\b(?:always|never|must|should|don'?t|do\s+not)\b", text, re.I) \
                 else "decisions"
             made = _proposal(namespace, text, "", turn, relevance=0.85, actionability=0.9, cue="lead-in list")
@@ -1256,12 +1304,13 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
     seen: set[str] = set()
     gists: list[tuple[frozenset[str], frozenset[str]]] = []
     for turn in turns:
+        if foreign(turn.text):
+            # the cues that tell a decision from a one-off choice are English: counted unread, never guessed at
+            continue
         if turn.source == "answer":
             made = _answers(turn)
         elif turn.source == "plan":
             made = _plan(turn)
-        elif foreign(turn.text):
-            continue
         else:
             made = _explicit(turn)
         if not made and turn.source not in ("answer", "plan"):

@@ -1,0 +1,90 @@
+"""What the offline proposer keeps from a transcript as Claude Code writes it: findings and decisions, not the
+agent's asides, a table of cases, a choice still put to the user, or an answer in another language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memactors.actors.algorithms.session_proposals import SessionTurn, foreign, propose
+from memactors.adapters.claude.transcript import read_transcript
+from tests.session_transcripts import SessionWriter
+
+
+def _summaries(w: SessionWriter, folder: Path) -> list[str]:
+    read = read_transcript(w.write(folder))
+    return [p.summary for p in propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns])]
+
+
+def test_the_agent_guessing_is_not_a_finding(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e001-4a52-9a57-6d9a1b3ce001")
+    w.user("The importer dies on the March export, can you look?")
+    w.assistant("I think the root cause is the stale lockfile in `vendor/`.\n\n"
+                "The issue is likely that the token expires before the refresh.\n\n"
+                "`Intl.Segmenter` isn't available in Node 14.")
+    assert _summaries(w, tmp_path) == ["Intl.Segmenter isn't available in Node 14."]
+
+
+def test_what_the_user_asked_said_back_or_as_a_question_is_not_a_finding(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e002-4a52-9a57-6d9a1b3ce002")
+    w.user("Should order ids be UUIDs?")
+    w.assistant("You asked whether `orderId` should be a UUID, not an integer.\n\n"
+                "So the open point is: should the cache live in Redis, not in process memory?\n\n"
+                "The export job is a nightly batch, not a stream consumer.")
+    assert _summaries(w, tmp_path) == ["The export job is a nightly batch, not a stream consumer."]
+
+
+def test_narration_a_next_step_a_report_of_changes_and_a_quotation_are_not_findings(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e003-4a52-9a57-6d9a1b3ce003")
+    w.user("Go ahead with the build setup.")
+    w.assistant("Checking the bundler: `rollup.config.js` only covers the browser build by default.\n\n"
+                "Next step: the service needs a `readyz` route so the load balancer can probe it.\n\n"
+                "What I changed: the scheduler has an off-by-one bug fix.\n\n"
+                "The changelog says: \"Node 16 is not supported by default\".\n\n"
+                "Then the worker only runs on the primary node.\n\n"
+                "Vitest skips snapshot tests by default.")
+    assert _summaries(w, tmp_path) == ["Vitest skips snapshot tests by default."]
+
+
+def test_code_said_as_prose_is_not_a_finding_but_code_named_in_an_aside_is(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e004-4a52-9a57-6d9a1b3ce004")
+    w.user("Why is the list order wrong?")
+    w.assistant("rows.filter(r => r.ok) only works on arrays, not on iterators.\n\n"
+                "The comparator on line 40 has an operator precedence bug (a.rank || a.score - b.score binds late).")
+    assert _summaries(w, tmp_path) == [
+        "The comparator on line 40 has an operator precedence bug (a.rank || a.score - b.score binds late)."]
+
+
+def test_a_choice_the_agent_puts_to_the_user_is_not_yet_a_decision(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e005-4a52-9a57-6d9a1b3ce005")
+    w.user("How should the export name its columns?")
+    w.assistant("I'd use kebab-case for the `export.csv` headers rather than the camelCase of the API. "
+                "Worth a quick check from you since the old reports differ.")
+    w.user("Also, what about dates?")
+    w.assistant("I'd store dates as UTC in `events.ts` rather than local time. That keeps the sort stable.")
+    assert _summaries(w, tmp_path) == ["Store dates as UTC in events.ts rather than local time."]
+
+
+def test_a_table_of_cases_under_a_rules_lead_in_is_the_behaviour_asked_for_not_a_rule(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e006-4a52-9a57-6d9a1b3ce006")
+    w.user("Let's write the reconciler. Rules:\n"
+           "- Matching amount → state: SETTLED\n"
+           "- Amount differs -> state: DISPUTED, keep both amounts\n"
+           "- Never auto-close a dispute older than 30 days\n")
+    assert _summaries(w, tmp_path) == ["Never auto-close a dispute older than 30 days."]
+
+
+def test_an_answer_in_another_language_is_not_read_but_in_english_it_is(tmp_path: Path) -> None:
+    question = [{"question": "Jak chceš zprávu poslat?", "header": "Přenos", "multiSelect": False,
+                 "options": [{"label": "Přes sdílený odkaz", "description": ""},
+                             {"label": "Přílohou e-mailu", "description": ""}]}]
+    w = SessionWriter("0b6c1c1e-e007-4a52-9a57-6d9a1b3ce007")
+    w.ask(question, {"Jak chceš zprávu poslat?": "Přílohou e-mailu"})
+    w.ask([{"question": "Which database should the ledger use?", "header": "Database", "multiSelect": False,
+            "options": [{"label": "Postgres", "description": ""}, {"label": "SQLite", "description": ""}]}],
+          {"Which database should the ledger use?": "Postgres"})
+    # an English turn quoting output in another language stays English: accents in code are not its words
+    w.assistant("All tests pass. The message now reads:\n```\nAlerte pluie prévue : journée agitée, soirée très "
+                "humide\n```")
+    read = read_transcript(w.write(tmp_path))
+    assert [foreign(t.text) for t in read.turns] == [True, False, False]
+    assert _summaries(w, tmp_path) == ["Database: Postgres."]
