@@ -756,9 +756,10 @@ _ASKED = (r"^(?:[\w' ]{0,30},\s+)?(?:(?:so|also|and|now|just|please|additionally
           r"don'?t\s+forget\s+to\s+|please\s+)*")
 #: A rule that points back at what was said before it instead of saying it: "update your code accordingly",
 #: "follow this format", "make sure all your classes have the decorator".
-_POINTS_BACK = re.compile(r"\baccordingly\b|\bdo\s+so\b|\b(?:this|these|those)\s+(?:new\s+|basic\s+)?(?:\w+\s+)?(?:format|structure|"
+_POINTS_BACK = re.compile(r"\baccordingly\b|\bdo\s+so\b|\b(?:this|these|those)\s+(?:new\s+|basic\s+)?(?:\w+\s+){0,2}(?:format|structure|"
                           r"style|way|convention|approach|decorator|suffix|prefix|tool|platform|module|app|method)\b|"
-                          r"\bfor\s+that\s+purpose\b|\bthe\s+(?:decorator|suffix|prefix|app|extension|platform)\s*[.!]?$",
+                          r"\bfor\s+that\s+purpose\b|\b(?:with|use|add|follow|apply)\s+that\s+(?:\w+\s+)?(?:suffix|prefix|decorator|"
+                          r"convention|format|module|tool|approach|method)\b|\bthe\s+(?:decorator|suffix|prefix|app|extension|platform)\s*[.!]?$",
                           re.IGNORECASE)
 #: A setup step, done once: "make sure you have the latest version installed", "enable two-factor authentication",
 #: "update your contact information" (not "install X" asked as the tool to adopt, nor a step for every case).
@@ -780,7 +781,7 @@ _RECALLED_MAXIM = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:keep\s+in\s+mind|don'?t\
 #: differently", "update your Python coding style", "add two particular decorators to all your methods".
 _RULE_TO_COME = re.compile(r"\b(?:the\s+following|something\s+(?:very\s+)?(?:important|else)|a\s+bit\s+differently|"
                            r"a\s+similar|(?:a\s+)?(?:specific|particular)\s+(?:set\s+of\s+)?(?:\w+\s+)?(?:decorators?|"
-                           r"instructions|guidelines|style|conventions?)|update\s+your\s+(?:[\w-]+\s+){0,4}(?:style|"
+                           r"instructions|guidelines|style|conventions?)|update\s+your\s+(?:[\w-]+\s+){0,6}(?:style|"
                            r"conventions?|approach)|align\s+with\s+our\s+new)\b", re.IGNORECASE)
 
 
@@ -825,7 +826,7 @@ _EXACT = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+[./_]\w+|\b[A-Z][a-z]+[A-Z]\w*|-
 _IN_PASSING = re.compile(
     r"(?:\brule\s+of\s+thumb\b|\b(?:good|helpful|best|useful|great)\s+practices?\b(?!\s+we\b))(?!.*\b(?:always|never)\b)"
     r"|\bthings?\s+to\s+(?:remember|note|keep\s+in\s+mind)\s+is\s+(?!to\b)"
-    r"|\b(?:keep|bear)\s+in\s+mind\b(?!.*\b(?:always|never)\b)"
+    r"|\b(?:keep|bear)\s+in\s+mind\b(?!.*\b(?:always|never)\b)|\bembod(?:y|ying|iment)\b|\bkeep\s+an\s+open\s+mind\b"
     r"|\b(?:challenge\s+yourself|become\s+proficient|proficien\w+|start\s+(?:reading|diving)|courses?|workshops?|katas?)\b"
     r"|\b(?:enhanc|strengthen|improv|build|develop|hone|sharpen)\w*\s+(?:your\s+)?(?:[\w-]+\s+){0,2}(?:skills?|"
     r"confidence|abilities|knowledge|expertise)\b"
@@ -850,7 +851,12 @@ def _in_passing(summary: str) -> bool:
     if _EXACT.search(summary):
         return False
     wished = _WISHED_OF.match(summary)
+    # what it asks for said as "it", "them" or "there" at its end, no thing of the code named before: said before it
+    # ("include a digit in them" names what it asks for: only where is said before)
+    pronoun = re.search(r"(?<!\bin)(?<!\bwithin)(?<!\bfor)(?<!\bto)(?<!\binto)(?<!\bon)(?<!\bwith)\s(?:it|them|there)"
+                        r"(?:\s+(?:nonetheless|anyway|as\s+well|too|instead))?\s*[.!]?$", summary, re.IGNORECASE)
     return bool(_IN_PASSING.search(summary) or wished and not _WORK_THING.search(wished.group(1))
+                or pronoun and not _WORK_THING.search(summary[:pronoun.start()])
                 or _PROPOSED_TO_TEAM.match(summary) and not _PROPER_NAME.search(summary))
 
 

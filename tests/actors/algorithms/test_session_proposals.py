@@ -713,3 +713,27 @@ def test_a_reminder_of_how_things_are_is_a_learning_only_when_it_names_something
 ])
 def test_a_summary_never_ends_on_the_word_its_clause_waits_on(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "I want you to get into the habit of always mentioning them.",  # what it asks for said before it
+    "When reviewing with your teammates, always discuss your changes before merging them.",
+    "Ensure that all new code follows this parameter naming convention.",
+    "So, from now on, when you're naming constants, make sure to end them with that suffix.",
+    "From now on, I need you to update your class and method parameter naming conventions.",  # a rule still to come
+])
+def test_a_rule_whose_object_was_said_before_it_is_no_rule(said: str) -> None:
+    assert _proposed("user", said) == []
+
+
+def test_a_rule_that_names_what_it_asks_for_and_only_where_with_them_stays_a_rule() -> None:
+    assert [s for _, s in _proposed("user", "I want you to always add a single digit in them.")] == [
+        "I want you to always add a single digit in them."]
+
+
+@pytest.mark.parametrize("said", [
+    "We expect every engineer to embody them in their daily work.",  # values to embody
+    "Keep an open mind and be willing to explore new frameworks as the need arises.",  # an attitude
+])
+def test_values_to_embody_and_an_open_mind_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
