@@ -877,6 +877,25 @@ def _kept(made: RawProposal | None) -> RawProposal | bool:
     return made
 
 
+#: What the user expects to happen, not a rule: "it should be fine now", "the CI should pick it up", after a
+#: report of what they did ("I pushed the branch, ...").
+_EXPECTED = re.compile(r"\bshould\s+(?:now\s+)?(?:be\s+(?:fine|good|ok(?:ay)?|ready|done|there|back|live|up|fixed|working|"
+                       r"visible|gone|enough|able)|work|pass|pick\s+(?:it|them|this|that)\s+up|kick\s+in|show\s+up|"
+                       r"appear|succeed|go\s+through)\b|^i\s+(?:just\s+)?(?:ran|pushed|deployed|tried|added|fixed|installed|"
+                       r"updated|changed|merged|restarted|deleted|created|tested|checked|rebuilt|reverted)\b",
+                       re.IGNORECASE)
+#: A turn that asks for a piece of work now ("Now let's build the merge logic ... Show me the full implementation",
+#: "Let's do the Dockerfile first", numbered steps, "Fix: ...").
+_TASK_TURN = re.compile(r"(?im)^\s*(?:(?:ok(?:ay)?|so|now|great|good)[,!.]?\s+)*(?:let'?s\s+(?:now\s+)?(?:build|write|"
+                        r"implement|create|add|do|make|start|fix|wire|set\s+up)\b|show\s+me\s+the\b|fix\s*:|\d+[.)]\s+"
+                        r"(?:update|create|copy|add|write|build|implement|fix|replace|remove|move)\b)")
+#: How a thing asked for should be, said with a plain "should" ("missing fields should pass through to the merged
+#: case"): in a turn asking for the work, the spec of that work, which its code will say.
+_SPEC_OF_TASK = re.compile(r"\bshould\b", re.IGNORECASE)
+#: What binds beyond the task: always, never, only, must, a "not" (an option turned down).
+_BINDING = re.compile(r"\b(?:always|never|only|must|not|no)\b|n't\b", re.IGNORECASE)
+
+
 def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
     but says nothing worth keeping."""
@@ -914,6 +933,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
                          cue="user blocker") or False
     if _USER_RULE.match(sentence):
         if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
+            return False
+        if _EXPECTED.search(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
+                and not _BINDING.search(sentence) and not _QUOTED_VALUE.search(sentence):
             return False
         rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)
         return _kept(_proposal("patterns" if rule else "decisions", sentence, rest, turn, relevance=0.8,

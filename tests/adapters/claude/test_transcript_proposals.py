@@ -88,3 +88,22 @@ def test_an_answer_in_another_language_is_not_read_but_in_english_it_is(tmp_path
     read = read_transcript(w.write(tmp_path))
     assert [foreign(t.text) for t in read.turns] == [True, False, False]
     assert _summaries(w, tmp_path) == ["Database: Postgres."]
+
+
+def test_what_the_user_expects_to_happen_is_not_a_rule(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e008-4a52-9a57-6d9a1b3ce008")
+    w.user("I reran the seed script and the staging data should be fine now.")
+    w.user("I pushed the hotfix branch, the nightly pipeline should pick it up.")
+    w.user("Every migration must be reversible with a down step.")
+    assert _summaries(w, tmp_path) == ["Every migration must be reversible with a down step."]
+
+
+def test_a_plain_should_in_a_turn_asking_for_the_work_is_the_spec_of_that_work(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e009-4a52-9a57-6d9a1b3ce009")
+    w.user("Now let's build the invoice exporter.\n\n"
+           "Cancelled invoices should just be copied over to the `archive_invoices` table.\n\n"
+           "The exporter must never write to the live ledger.\n\n"
+           "Show me the full implementation.")
+    w.user("Refund amounts should be stored in `amount_cents` as integers.")
+    assert _summaries(w, tmp_path) == ["The exporter must never write to the live ledger.",
+                                       "Refund amounts should be stored in amount_cents as integers."]
