@@ -896,6 +896,16 @@ _SPEC_OF_TASK = re.compile(r"\bshould\b", re.IGNORECASE)
 _BINDING = re.compile(r"\b(?:always|never|only|must|not|no)\b|n't\b", re.IGNORECASE)
 
 
+#: A user's choice said with what it replaces: "use pnpm instead of npm", "prefer named exports over default
+#: exports", "we use Tailwind, not styled-components", "no more inline styles, use the theme tokens".
+_PREFERENCE = re.compile(
+    r"^(?:please\s+)?(?:(?:use|put|store|keep|write|call|import|pick)\s+\S.{1,100}?\s(?:instead\s+of|rather\s+than)\s+\S"
+    r"|prefer\s+\S.{1,80}?\s(?:over|to|instead\s+of|rather\s+than)\s+\S"
+    r"|we\s+(?:use|prefer)\s+\S.{1,60}?(?:,|\s[—–-])\s+not\s+\S"
+    r"|no\s+more\s+[\w`'./ -]{2,40}?\s*[,;:—–-]\s*(?:use|go\s+with|switch\s+to)\s+\S)", re.IGNORECASE)
+_PREFERENCE_LEAD = re.compile(r"^please\s+", re.IGNORECASE)
+
+
 def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
     but says nothing worth keeping."""
@@ -931,6 +941,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
     if _USER_BLOCKER.search(sentence):
         return _proposal("blockers", sentence, rest, turn, relevance=0.8, actionability=0.7,
                          cue="user blocker") or False
+    if _PREFERENCE.match(sentence):
+        return _kept(_proposal("decisions", _PREFERENCE_LEAD.sub("", sentence), rest, turn, relevance=0.85,
+                               actionability=0.9, cue="user preference"))
     if _USER_RULE.match(sentence):
         if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False

@@ -107,3 +107,13 @@ def test_a_plain_should_in_a_turn_asking_for_the_work_is_the_spec_of_that_work(t
     w.user("Refund amounts should be stored in `amount_cents` as integers.")
     assert _summaries(w, tmp_path) == ["The exporter must never write to the live ledger.",
                                        "Refund amounts should be stored in amount_cents as integers."]
+
+
+def test_a_choice_the_user_states_with_what_it_replaces_is_a_decision(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e010-4a52-9a57-6d9a1b3ce010")
+    w.user("Use `ruff` instead of flake8 for every lint step.")
+    w.user("We use Vitest, not Jest.")
+    w.user("No more inline SQL strings, use the query builder in `db/q.ts`.")
+    w.user("Use this approach instead of the old one.")  # points back: names nothing
+    assert _summaries(w, tmp_path) == ["Use ruff instead of flake8 for every lint step.", "We use Vitest, not Jest.",
+                                       "No more inline SQL strings, use the query builder in db/q.ts."]
