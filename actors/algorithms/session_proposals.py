@@ -827,6 +827,11 @@ _IN_PASSING = re.compile(
     r"(?:\brule\s+of\s+thumb\b|\b(?:good|helpful|best|useful|great)\s+practices?\b(?!\s+we\b))(?!.*\b(?:always|never)\b)"
     r"|\bthings?\s+to\s+(?:remember|note|keep\s+in\s+mind)\s+is\s+(?!to\b)"
     r"|\b(?:keep|bear)\s+in\s+mind\b(?!.*\b(?:always|never)\b)|\bembod(?:y|ying|iment)\b|\bkeep\s+an\s+open\s+mind\b"
+    # a subject to talk about, a maxim, an understanding to have, a goal to set, a document or audit to make once
+    r"|\b(?:speak|talk)\s+(?:with|to)\s+you\s+about\b|(?:is|are)\s+(?:just\s+|equally\s+)?as\s+(?:important|crucial|"
+    r"essential|valuable)\s+as\b|\bhave\s+an?\s+(?:\w+\s+)?(?:understanding|idea|grasp|sense|picture)\s+of\b"
+    r"|\bset\s+(?:a|yourself\s+a)\s+goal\b|\b(?:put\s+together|draft|write\s+up)\s+(?:a|an)\s+(?:\w+\s+)?(?:proposal|"
+    r"report|plan|summary|document)\b|\bconduct\s+an?\s+(?:\w+\s+)?(?:audit|survey|assessment|analysis)\b"
     r"|\b(?:challenge\s+yourself|become\s+proficient|proficien\w+|start\s+(?:reading|diving)|courses?|workshops?|katas?)\b"
     r"|\b(?:enhanc|strengthen|improv|build|develop|hone|sharpen)\w*\s+(?:your\s+)?(?:[\w-]+\s+){0,2}(?:skills?|"
     r"confidence|abilities|knowledge|expertise)\b"

@@ -737,3 +737,16 @@ def test_a_rule_that_names_what_it_asks_for_and_only_where_with_them_stays_a_rul
 ])
 def test_values_to_embody_and_an_open_mind_are_no_rules(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "For starters, ensure you have a solid understanding of the build scripts.",  # an understanding to have
+    "Ensure you have a realistic idea of how long a migration will take, and don't rush the database work.",
+    "Don't forget, readable code is just as important as fast code in our repositories.",  # a maxim
+    "I want you to set a goal of reviewing at least two pull requests during our sprint.",  # a goal to set
+    "Let's put together a proposal to request faster build machines and licences.",  # a document made once
+    "I want you to work with the IT team to conduct a comprehensive audit of each office's server setup.",
+    "Mira, I wanted to speak with you about release planning and our tooling going forward.",  # a subject
+])
+def test_an_understanding_a_maxim_a_goal_a_task_done_once_and_a_subject_are_no_rules(said: str) -> None:
+    assert _proposed("user", said) == []
