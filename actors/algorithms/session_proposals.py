@@ -1074,7 +1074,14 @@ _ASIDE_LEAD = re.compile(r"^(?:(?:so|now|ok(?:ay)?),?\s+)?(?:\w+ing\b[^:]{0,40}|
                          r"(?:the\s+)?plan|then|next|after\s+that|finally|summary|changes?(?:\s+made)?|results?|status|"
                          r"what\s+(?:i|we)\s+(?:changed|did|fixed|added|found|updated)|(?:the\s+)?fix\s+is\s+in|done|fixed|"
                          r"[^:]{0,40}\b(?:says|said|reads|states|shows|prints|printed|returned|output))\s*:\s"
-                         r"|^(?:then|next|after\s+that|finally|step\s+\d+)\b", re.IGNORECASE)
+                         r"|^(?:then|next|after\s+that|finally|step\s+\d+)\b"
+                         # an option laid out for the user to pick, not a choice made: "Option B uses Redis, not ..."
+                         r"|^(?:option|alternative|approach|choice)\s+(?:[a-z]|\d+)\b", re.IGNORECASE)
+#: How the work stands now, a status report: "The tests are failing because ...", "the build is green".
+_AGENT_STATUS = re.compile(r"^(?:(?:so|now|ok(?:ay)?|great|good|perfect)[,!.]?\s+)?(?:the\s+)?(?:\d+\s+|all\s+)?(?:tests?|"
+                           r"build|ci|deploy(?:ment)?|server|app|pipeline|linter|lint|checks?)\s+(?:is\s+|are\s+|now\s+|still\s+)*"
+                           r"(?:pass(?:es|ing)?|fail(?:s|ing|ed)?|green|red|running|broken|succeed(?:s|ed)?|works?|working|up|"
+                           r"live|done|complete)\b", re.IGNORECASE)
 #: Code said as prose (outside backticks): "if (user == null) return; ...".
 _CODE_SAID = re.compile(r"==|!=|=>|&&|\|\||[{}]|\)\s*;|\breturn\s*;")
 
@@ -1084,15 +1091,40 @@ def _aside(sentence: str) -> bool:
     back, narration, a plan's next step, a report of what was done, a quotation, or code."""
     prose = re.sub(r"`[^`]*`", "", sentence)
     return bool(prose.rstrip().endswith("?") or _AGENT_GUESS.search(prose) or _RESTATED.search(prose)
-                or _ASIDE_LEAD.match(prose)
+                or _ASIDE_LEAD.match(prose) or _AGENT_STATUS.match(prose)
                 # code in an aside or a path ("(b.timestamp || b.createdAt)", "/queries?caseId={id}") is named, not said
                 or _CODE_SAID.search(re.sub(r"\s\([^()]*\)|\S*[/?]\S*", "", prose)))
+
+
+#: What leads in the agent's report of what it did: "## Summary", "Here's what changed:", "I've implemented the
+#: export feature:", "Changes made:".
+_REPORT_LEAD = re.compile(r"^(?:#+\s*)?(?:\*\*)?(?:(?:a\s+)?summary(?:\s+of\s+(?:the\s+)?(?:changes|work|what\s+\w+\s+done))?|"
+                          r"changes(?:\s+made)?|what\s+(?:changed|i\s+(?:did|changed)|was\s+done)|here'?s\s+what\s+(?:changed|"
+                          r"i\s+(?:did|changed|fixed|added))|(?:done|finished|completed)\b.*|i'?ve\s+(?:now\s+)?(?:implemented|added|"
+                          r"made|updated|fixed|created|changed|built|refactored|written|wired)\b.*)\s*:?(?:\*\*)?\s*:?\s*$",
+                          re.IGNORECASE)
+
+
+def _without_reports(text: str) -> str:
+    """`text` without the lists that report what the agent did (the bullets after a report's lead-in): they say
+    what the diff says."""
+    out: list[str] = []
+    skipping = False
+    for line in text.split("\n"):
+        if _REPORT_LEAD.match(line.strip()):
+            skipping = True
+            continue
+        if skipping and (not line.strip() or _BULLET_LINE.match(line) or line.startswith((" ", "\t"))):
+            continue
+        skipping = False
+        out.append(line)
+    return "\n".join(out)
 
 
 def _agent(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = _captured(turn) + _settings(turn) + _plan(turn, _DECISION_SECTION)
     names = frozenset(m for m in re.findall(r"`([^`\n]{2,60})`", turn.text))
-    for sentence, rest in _sentences(turn.text):
+    for sentence, rest in _sentences(_without_reports(turn.text)):
         if _aside(sentence):
             continue
         label = _LABEL.match(sentence)

@@ -117,3 +117,15 @@ def test_a_choice_the_user_states_with_what_it_replaces_is_a_decision(tmp_path: 
     w.user("Use this approach instead of the old one.")  # points back: names nothing
     assert _summaries(w, tmp_path) == ["Use ruff instead of flake8 for every lint step.", "We use Vitest, not Jest.",
                                        "No more inline SQL strings, use the query builder in db/q.ts."]
+
+
+def test_a_report_of_what_was_done_options_laid_out_and_a_status_are_not_findings(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e011-4a52-9a57-6d9a1b3ce011")
+    w.user("Add the export and tell me where we stand.")
+    w.assistant("## Summary\n\nI've implemented the export:\n\n"
+                "- **`api/export.ts`** — new endpoint, only accepts POST\n"
+                "- Rows are streamed rather than buffered in `exportRows`\n\n"
+                "The tests are failing because the `pg` fixture isn't installed yet.\n\n"
+                "Option B uses Redis, not Postgres, for the job queue.\n\n"
+                "The exporter only supports UTF-8 by default.")
+    assert _summaries(w, tmp_path) == ["The exporter only supports UTF-8 by default."]
