@@ -1358,15 +1358,21 @@ _TASK_STEP = re.compile(r"^\s*\d+[.)]\s+(?:update|create|copy|check|add|write|bu
 _JSON_KEY = re.compile(r'^\s*"[^"]+"\s*:')
 
 
+#: A line pasted from a terminal: a prompt and its command ("$ npm run build", "PS C:\\app> dotnet test").
+_SHELL_PROMPT = re.compile(r"^\s*(?:\$|❯|➜|PS\s+[A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#\s]*[$#])\s+(?=[\w./~-])")
+
+
 def typed(text: str) -> str:
-    """What the user wrote as their own words: output pasted after "this error" or "the following log" or from
-    an unfenced JSON block on, and the numbered steps of a task ("3. Update Navbar.tsx — replace the text with
+    """What the user wrote as their own words: output pasted after "this error" or "the following log", from
+    an unfenced JSON block or a shell prompt ("$ npm run build") on, and the numbered steps of a task ("3. Update Navbar.tsx — replace the text with
     the logo"), left out."""
     kept: list[str] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if line.rstrip().endswith(("{", "[")) and i + 1 < len(lines) and _JSON_KEY.match(lines[i + 1]):
             break  # a request or response pasted: what follows is what a program printed
+        if _SHELL_PROMPT.match(line):
+            break  # a command pasted from a terminal: it and what follows are what the shell printed
         if _TASK_STEP.match(line):
             continue
         kept.append(line)

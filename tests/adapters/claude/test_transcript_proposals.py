@@ -129,3 +129,14 @@ def test_a_report_of_what_was_done_options_laid_out_and_a_status_are_not_finding
                 "Option B uses Redis, not Postgres, for the job queue.\n\n"
                 "The exporter only supports UTF-8 by default.")
     assert _summaries(w, tmp_path) == ["The exporter only supports UTF-8 by default."]
+
+
+def test_a_command_pasted_from_a_terminal_and_its_output_are_not_the_users_words(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e012-4a52-9a57-6d9a1b3ce012")
+    w.user("Never run the seed script against production.\n"
+           "$ npm run seed\n"
+           "> node scripts/seed.js\n"
+           "fatal SEED01: the target database must be empty first")
+    w.user("# Deploy notes\nAlways tag a release before deploying to `prod`.")  # a heading is no prompt
+    assert _summaries(w, tmp_path) == ["Never run the seed script against production.",
+                                       "Always tag a release before deploying to prod."]
