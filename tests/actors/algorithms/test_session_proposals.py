@@ -750,3 +750,12 @@ def test_values_to_embody_and_an_open_mind_are_no_rules(said: str) -> None:
 ])
 def test_an_understanding_a_maxim_a_goal_a_task_done_once_and_a_subject_are_no_rules(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "Don't compromise on readability and speed.",
+    "Don't neglect our weekly demos and the chat channel for quick questions.",
+    "Don't fall into the trap of one person typing while the other only watches.",
+])
+def test_a_warning_against_neglect_says_no_thing_to_do(said: str) -> None:
+    assert _proposed("user", said) == []
