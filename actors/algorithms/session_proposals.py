@@ -42,7 +42,11 @@ a user's rule or decision that names nothing to check it by (no value, name,
 count, always / never, thing of the code, its tools or the place of work) or
 that asks for a setup step, a state of mind, only care ("thoroughly"), a rule
 still to come, a maxim ("not only ... but also", "we always strive"), an
-example of the rule, or points back ("accordingly"); never a sentence cut to fit (a
+example of the rule, or points back ("accordingly", "always import it"), nor what
+is said in passing (advice by its name: "a good rule of thumb"; how things are to
+keep in mind; growth, a goal or a task bound to one occasion; a state to reach in
+the work at hand; how a thing other than code should be; a proposal to the team
+naming nothing exact); never a sentence cut to fit (a
 statement longer than a summary is kept only when its first clause stands
 alone, or the rule itself without "I want you to"). One proposal per
 statement: a restatement in other words is left out.
