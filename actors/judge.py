@@ -10,7 +10,7 @@ import trio
 
 from memactors.actors.algorithms.declared import declared_replacements
 from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair, raw
-from memactors.actors.algorithms.lexical_pairs import lexical_pairs, stage_pairs
+from memactors.actors.algorithms.lexical_pairs import lexical_pairs, retraction_pairs, stage_pairs
 from memactors.actors.algorithms.lifecycle import is_record
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
@@ -212,6 +212,8 @@ class SupersessionJudge(JoiningActor):
         found = lexical_pairs([m for m in canonical if m.key in statements], first_seen)
         # a front matter or task row cut from a file is no statement, yet states how far its item got
         found += stage_pairs([m for m in canonical if m.key in statements or is_record(raw(m))], first_seen)
+        # what a retraction takes back may be a fragment of a longer note
+        found += retraction_pairs(canonical, first_seen)
         # offline, a change of rules (or --full) judges every pair again; otherwise pairs of memories an earlier
         # run saw keep their verdicts
         everything = scanned.request.full or (self._llm is None and scanned.prior_judge_rules < RULES)

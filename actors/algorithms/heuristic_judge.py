@@ -14,6 +14,9 @@
   counter or task row moved on, what remained done): actors/algorithms/lifecycle.py; a front matter or task row
   cut from a file takes part here, its fields being what it asserts; a decision is carried out, not replaced.
 - A memory reporting a problem fixed supersedes the standing problem it names (actors/algorithms/resolution.py).
+- A later learning naming the cause of a thing's failure replaces one that explained it otherwise, and a note
+  moving numbers ("1500→1700, 2500→2800") replaces in part the line stating the old values
+  (actors/algorithms/revision.py); a retraction ("I was wrong when I said ...") replaces what it takes back.
 - Near-identical statements (the same numbers, cosine >= RESTATEMENT, or every word of one in the other) are one
   statement: the one holding the other subsumes it.
 Verdicts carry `provider="offline"` and modest confidence. It never says `contradictory` without an explicit
@@ -28,7 +31,8 @@ from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in, words
 from memactors.actors.algorithms.lifecycle import is_record, later_stage
-from memactors.actors.algorithms.resolution import resolved_problem
+from memactors.actors.algorithms.resolution import resolved_in_body, resolved_problem
+from memactors.actors.algorithms.revision import numbers_changed, retracted, revised_diagnosis
 from memactors.actors.algorithms.slot_change import same_value, slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
 from memactors.events.memory import Memory
@@ -55,7 +59,7 @@ DECIDED = frozenset({"decisions", "patterns"})
 STAGED = frozenset({"decisions"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 5
+RULES = 6
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (docs/consolidation.md).
@@ -155,6 +159,9 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
             and (later := later_stage(new_raw, old_raw)) is not None:
         return Verdict(**base, relation=Relation.SUPERSEDES, partial=later.partial, confidence=CONFIDENCE,
                        reason=later.reason)
+    # what a retraction takes back is replaced, even a fragment cut from a longer note
+    if (taken_back := retracted(new_raw, old_raw, abs(newer.timestamp - older.timestamp))) is not None:
+        return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=taken_back.reason)
     if not (new_claims and old_claims):
         if new_claims and old_tokens and old_tokens <= new_tokens:
             return Verdict(**base, relation=Relation.SUBSUMES, container=newer.key, confidence=CONFIDENCE,
@@ -167,10 +174,18 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
         return Verdict(**base, relation=Relation.COMPATIBLE, confidence=NOT_A_CLAIM,
                        reason=f"{which} nothing that can replace or be replaced (a fragment, heading, table row, "
                               "code, narration or lead-in)")
-    fixed = resolved_problem(newer.summary, older.summary, older.namespace)
+    fixed = resolved_problem(newer.summary, older.summary, older.namespace) or resolved_in_body(
+        new_text, older.summary, older.namespace)
     if fixed is not None:
         return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
                        reason=f"reports fixed the problem the older memory states (matched: {', '.join(fixed)})")
+    moved = numbers_changed(new_raw, old_raw)
+    if moved is not None:
+        return Verdict(**base, relation=Relation.SUPERSEDES, partial=moved.partial, confidence=CONFIDENCE,
+                       reason=moved.reason)
+    if newer.namespace == older.namespace == "learnings" and (revised := revised_diagnosis(
+            newer.summary, older.summary, abs(newer.timestamp - older.timestamp))) is not None:
+        return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE, reason=revised.reason)
     same_family = family(newer.namespace) == family(older.namespace)
     if same_family and family(newer.namespace) == "work":
         task = later_state(newer.summary, older.summary)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memactors.actors.algorithms.change_claim import changes, words
 from memactors.actors.algorithms.heuristic_judge import MAX_TEXT, STAGED, family, prose, raw
 from memactors.actors.algorithms.lifecycle import later_stage, pairing_keys
-from memactors.actors.algorithms.resolution import FIXED, MIN_SHARED, resolved_problem
+from memactors.actors.algorithms.resolution import (FIXED, MIN_SHARED, blocker_subject, fix_sentences, resolved_in_body,
+                                                  resolved_problem)
+from memactors.actors.algorithms.revision import (SAME_INVESTIGATION, cause, number_keys, numbers_changed, numbers_in,
+                                                retracted, retraction, subject)
 from memactors.actors.algorithms.slot_change import frame_keys
 from memactors.actors.algorithms.task_progress import task_of
 from memactors.events.memory import Memory
@@ -90,7 +93,47 @@ def lexical_pairs(statements: Sequence[Memory], first_seen: Mapping[str, datetim
         for m in notes:
             for older in before(m, notes):
                 pairs.setdefault((m.key, older.key), (m, older))
+    for m, older in _revisions(statements, first_seen):
+        pairs.setdefault((m.key, older.key), (m, older))
     return list(pairs.values())
+
+
+def _revisions(statements: Sequence[Memory], first_seen: Mapping[str, datetime]) -> list[tuple[Memory, Memory]]:
+    """A learning naming a cause with the earlier learnings about the same thing, a note moving numbers with the
+    earlier notes stating every old value (actors/algorithms/revision.py), a fix told in a body with the earlier
+    blockers it names (actors/algorithms/resolution.py), the most recent first."""
+    order = {m.key: (first_seen[m.key], m.key) for m in statements}
+    found: list[tuple[Memory, Memory]] = []
+    about: dict[tuple[str, ...], list[Memory]] = defaultdict(list)
+    for m in statements:
+        if m.namespace == "learnings" and (thing := subject(m.summary)) is not None:
+            about[thing].append(m)
+    for group in about.values():
+        for m in group:
+            if cause(m.summary):
+                earlier = sorted((o for o in group if order[o.key] < order[m.key]), key=lambda o: order[o.key])
+                found += [(m, o) for o in earlier[-PER_MEMORY:]]
+    texts = {m.key: raw(m) for m in statements}
+    numbers: dict[str, list[Memory]] = defaultdict(list)
+    movers = [m for m in statements if number_keys(texts[m.key])]
+    if movers:
+        for m in statements:
+            for key in numbers_in(texts[m.key]):
+                numbers[key].append(m)
+    for m in movers:
+        keys = sorted(number_keys(texts[m.key]), key=lambda k: len(numbers.get(k, ())))
+        held = [o for o in numbers.get(keys[0], ()) if order[o.key] < order[m.key]]
+        held = [o for o in sorted(held, key=lambda o: order[o.key], reverse=True)
+                if numbers_changed(texts[m.key], texts[o.key]) is not None]
+        found += [(m, o) for o in held[:PER_MEMORY]]
+    blockers = [m for m in statements if m.namespace == "blockers" and blocker_subject(m.summary)]
+    for m in statements if blockers else ():
+        if not fix_sentences(text := prose(m)):
+            continue
+        ended = [o for o in blockers if order[o.key] < order[m.key]
+                 and resolved_in_body(text, o.summary, o.namespace) is not None]
+        found += [(m, o) for o in sorted(ended, key=lambda o: order[o.key], reverse=True)[:PER_MEMORY]]
+    return found
 
 
 def stage_pairs(memories: Sequence[Memory], first_seen: Mapping[str, datetime]) -> list[tuple[Memory, Memory]]:
@@ -114,3 +157,20 @@ def stage_pairs(memories: Sequence[Memory], first_seen: Mapping[str, datetime]) 
                     pairs.setdefault((m.key, older.key), (m, older))
                     found += 1
     return list(pairs.values())
+
+
+def retraction_pairs(memories: Sequence[Memory], first_seen: Mapping[str, datetime]) -> list[tuple[Memory, Memory]]:
+    """(retraction, what it retracts): a note saying "I was wrong when I said X" with the notes of the same
+    investigation, captured before it or with it, that said X (actors/algorithms/revision.py); `memories` may hold
+    fragments cut from longer notes."""
+    texts = {m.key: raw(m) for m in memories}
+    pairs = []
+    for m in memories:
+        if retraction(texts[m.key]) is None:
+            continue
+        for older in memories:
+            apart = first_seen[m.key] - first_seen[older.key]
+            if older.key != m.key and timedelta(0) <= apart <= SAME_INVESTIGATION \
+                    and retracted(texts[m.key], texts[older.key], apart) is not None:
+                pairs.append((m, older))
+    return pairs

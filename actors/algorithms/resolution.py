@@ -7,12 +7,15 @@ blocker or a learning), the newer one says it is fixed ("Fixed ...", "is fixed",
 working now, and most of what the problem is about is named by both. An explanation of why a fault happened
 ("commands were not updated") is not a standing problem: a fix leaves it true; nor is a decision or a pattern: a
 fix carries it out, unless it says it holds only until the problem is fixed ("stick with X until LSP is
-fixed"): then the fix naming what it waits on ends it.
+fixed"): then the fix naming what it waits on ends it. A blocker is also ended by a fix told in a sentence of a
+later body ("The plugin cache structure was resolved with ...") that names all of what the blocker is about, the
+words before its state ("Plugin cache" of "Plugin cache is stale"; two words at least).
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import holds, words
 
@@ -80,3 +83,39 @@ def resolved_problem(newer_summary: str, older_summary: str, older_namespace: st
     if len(shared) < MIN_SHARED or len(shared) < SHARE * len(problem):
         return None
     return shared
+
+
+#: Where a blocker's summary turns from what it is about to how it stands ("Plugin cache | is stale").
+_STATE = re.compile(r"\s(?:is|are|was|were|has|have|fails?|failing|doesn'?t|don'?t|can'?t|cannot|not|lacks?|"
+                    r"unavailable|blocked|blocking|broken|missing)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_MARKER = re.compile(r"^\s*(?:▶|[─━-]{3,})")
+#: A fix wondered about, not told: "to verify if the bug is resolved", "may be resolved".
+_HEDGED = re.compile(r"\b(?:if|whether|may|might|could|should|would|verify|check|maybe|perhaps|not|unless)\b",
+                     re.IGNORECASE)
+#: Words a blocker must be about for a fix told in passing to end it.
+MIN_SUBJECT = 2
+
+
+@lru_cache(maxsize=1 << 14)
+def blocker_subject(summary: str) -> tuple[str, ...]:
+    """What a blocker is about: the words of its summary's first line before its state, or () when too few."""
+    line = next((line for line in summary.splitlines() if line.strip() and not _MARKER.match(line)), summary)
+    state = _STATE.search(line)
+    found = words(line[:state.start()]) if state else ()
+    return found if len(found) >= MIN_SUBJECT else ()
+
+
+@lru_cache(maxsize=1 << 14)
+def fix_sentences(text: str) -> tuple[frozenset[str], ...]:
+    """The words of each sentence of `text` that tells a fix made ("... was resolved", "Fixed ...")."""
+    return tuple(frozenset(words(s)) for s in _SENTENCE.split(text)
+                 if _FIX_MADE.search(s) and not _HEDGED.search(s))
+
+
+def resolved_in_body(newer_text: str, older_summary: str, older_namespace: str) -> tuple[str, ...] | None:
+    """The words of a blocker (`older_summary`) a sentence of `newer_text` names in telling it fixed, or None."""
+    about = blocker_subject(older_summary) if older_namespace == "blockers" else ()
+    if not about or FIXED.search(older_summary):
+        return None
+    return about if any(all(holds(set(s), w) for w in about) for s in fix_sentences(newer_text)) else None

@@ -52,3 +52,21 @@ def test_a_problem_is_ended_by_the_first_fix_a_later_fix_of_the_area_is_not_pair
     everyone = [blocker, first, later]
     pairs = {(n.key, o.key) for n, o in lexical_pairs(everyone, {m.key: m.timestamp for m in everyone})}
     assert (first.key, blocker.key) in pairs and (later.key, blocker.key) not in pairs
+
+
+def test_a_blocker_is_ended_by_a_fix_told_in_a_later_body_naming_what_it_is_about() -> None:
+    blocker = memory("Schema registry cache is stale - v3 vs service v9",
+                     "## Summary\nThe `/schema:pull` command fails because the registry cache holds v3.", days=0,
+                     ns="blockers")
+    note = memory("▶ progress ─────────────────────────────────────\nLocal registry install verified and pull ...",
+                  "Local registry install verified and pull command executed\n## Summary\nInstalled the registry "
+                  "from the local mirror. The schema registry cache layout was resolved with a `./../` source "
+                  "path.\n\n## Changes Made\n- Fixed mirror.json source path", days=1, ns="progress")
+    verdict = judge_pair(note, blocker, 0.0)
+    assert verdict.relation is Relation.SUPERSEDES and "schema, registry, cache" in verdict.reason
+    assert (note.key, blocker.key) in {(n.key, o.key) for n, o in lexical_pairs(
+        [blocker, note], {blocker.key: blocker.timestamp, note.key: note.timestamp})}
+    # a fix wondered about ("to verify if ... is resolved") tells nothing
+    wondered = memory("Registry pull tested", "Testing the pull to verify if the schema registry cache is resolved.",
+                      days=1, ns="learnings")
+    assert judge_pair(wondered, blocker, 0.0).relation is not Relation.SUPERSEDES
