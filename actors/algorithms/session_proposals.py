@@ -21,7 +21,8 @@ choice against a named option ("I'd add a fourth status rather than ..."; not on
 setting it puts in a named config file (never `.env`), what it says it captured ("Here's what I captured:" and
 its bullets), its own "Decisions" sections, a change the user orders against a named alternative ("Fix: change
 X to call A instead of B"), a user's correction of where something ended up ("... but they should be at the
-repo root"), and the user's rules and
+repo root"), a choice the user states with what it replaces ("use pnpm instead of npm", "we use Vitest, not
+Jest"), and the user's rules and
 instructions ("I want the messages in French", "don't ...", "X must only
 ...", "keep X pure", "one of our standards is that ...", "it's important that
 you ...", "start your function names with ...", "add X to all your methods"),
@@ -29,9 +30,12 @@ wherever they stand in a sentence after a lead-in; a "them" right after the
 verb is read as what the sentence or clause before named. A
 lead-in ending in ":" is read with the bullets it introduces; text
 hard-wrapped at a fixed width is rejoined before sentences are cut. A turn in
-another language than English is not read (counted by `foreign`). Never a
+another language than English, an answer or a plan too, is not read (counted by `foreign`). Never a
 question, a plan still hedged, a status update, a transient error, code, or
-the agent narrating its work; never what asks for nothing a later session can
+the agent narrating its work (nor its guess, the user's words said back, its next step, its report of what it
+did, an option it lays out, a choice it still puts to the user, a quotation); never a case-to-outcome table
+("same value → UNCHANGED"), what the user expects to happen ("it should be fine now"), a plain "should" in a
+turn asking for the work now (its spec), a command pasted from a terminal; never what asks for nothing a later session can
 act on (a rule announced but not said, a topic introduced, an attitude or a
 one-off task (a thing to make: "I need a multi-stage build", the task's guard:
 "do not break any existing tests", a request pointing at a screenshot, the
