@@ -10,7 +10,8 @@ sentence names one) and skips plans, questions, hedges and refusals ("we might r
 "considered replacing ...; rejected"). `replaced_in` says which claim an older memory answers: the older text
 holds A (every number of it, at least half of its words), is about the same subject (X's words, or two words
 in common, or a name such as flake8 or PostgreSQL), is not scoped elsewhere ("in the load-test script" against
-"for outgoing HTTP calls"), and asserts A rather than replacing it itself.
+"for outgoing HTTP calls"), and asserts A rather than replacing it itself, and does not already write B's own name (an older note giving the
+"correct" refspec the change adopts agrees with it).
 """
 
 from __future__ import annotations
@@ -249,6 +250,23 @@ class Match:
                 f"(matched: {', '.join(self.old_words)}; subject: {tie})")
 
 
+_PART = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _states_new(change: Change, older_text: str) -> bool:
+    """Whether the older memory already writes the new value of a changed name ("refs/notes/origin/mem/*" in
+    "+refs/notes/mem/*:refs/notes/origin/mem/*" after "refs/notes/mem/*"): the parts of the new side's names that
+    the old side lacks, each found inside a name the older memory writes."""
+    old_parts = {p.lower() for p in _PART.findall(change.old)}
+    # the sentence, not the parsed new side: a name's colon may have cut that short ("+refs/notes/mem/*")
+    names = [t for t in _TOKEN.findall(change.new or change.sentence) if any(c in t for c in "/:*")]
+    names += [t for t in _TOKEN.findall(change.sentence) if any(c in t for c in "/:*") and change.new
+              and change.new.strip("`'\"+") in t]
+    own = {p.lower() for t in names for p in _PART.findall(t)} - old_parts
+    held = {p.lower() for t in _TOKEN.findall(older_text) if any(c in t for c in "/:*") for p in _PART.findall(t)}
+    return bool(names) and bool(own) and own <= held
+
+
 def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_text: str) -> Match | None:
     """The change claimed by the newer memory (summary + prose) that the older one asserts, or None."""
     older_words = set(words(asserted(older_text)))
@@ -273,6 +291,8 @@ def replaced_in(newer_summary: str, newer_text: str, older_summary: str, older_t
         if _OLD.search(change.old) and _OLD.search(older_text) and _NEW.search(older_text):
             continue  # "detect both old and new patterns": the older memory weighs the old and the new itself
         new_words = set(words(_clean_old(change.new, cut=True)))  # the new thing itself, not where it went
+        if _states_new(change, older_text):
+            continue  # "Correct code: +refs/.../origin/...": the older memory already says the new value
         focus = set(words(newer_summary)) | set(words(change.sentence)) | {
             w for s in _SPLIT.split(newer_text) if new_words and new_words & set(words(s)) for w in words(s)}
         subject = words(change.subject)

@@ -80,3 +80,17 @@ def test_an_older_memory_that_is_only_the_replaced_thing_needs_no_shared_subject
     assert replaced_in(new, new, "Use MySQL 5.7", "Use MySQL 5.7") is not None
     assert replaced_in(new, new, "Use MySQL 5.7 for the analytics replica",
                        "Use MySQL 5.7 for the analytics replica") is None
+
+
+def test_an_older_memory_that_already_writes_the_new_name_is_not_replaced_by_the_change_to_it() -> None:
+    change = ("Approved specification for the mirror sync fix",
+              "Clear solution: Change the mirror refspec from refs/mirror/pkg/*:refs/mirror/pkg/* to "
+              "+refs/mirror/pkg/*:refs/mirror/upstream/pkg/*")
+    confirmed = ("Confirmed: the + prefix in the mirror refspec is the standard solution",
+                 "Current code: refs/mirror/pkg/* fails on divergence.\n"
+                 "Correct code: +{base}/*:refs/mirror/upstream/pkg/* with force-update.")
+    assert replaced_in(change[0], "\n".join(change), confirmed[0], "\n".join(confirmed)) is None
+    # an older memory that states only the old refspec is replaced
+    stated = ("The mirror solution fetches refs/mirror/pkg/*:refs/mirror/pkg/* directly",
+              "The mirror refspec refs/mirror/pkg/* fetches straight into local refs.")
+    assert replaced_in(change[0], "\n".join(change), stated[0], "\n".join(stated)) is not None
