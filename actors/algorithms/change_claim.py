@@ -10,8 +10,8 @@ sentence names one) and skips plans, questions, hedges and refusals ("we might r
 "considered replacing ...; rejected"). `replaced_in` says which claim an older memory answers: the older text
 holds A (every number of it, at least half of its words), is about the same subject (X's words, or two words
 in common, or a name such as flake8 or PostgreSQL), is not scoped elsewhere ("in the load-test script" against
-"for outgoing HTTP calls"), and asserts A rather than replacing it itself, and does not already write B's own name (an older note giving the
-"correct" refspec the change adopts agrees with it).
+"for outgoing HTTP calls"), asserts A rather than replacing it itself, and does not already write B's own name
+(an older note giving the "correct" refspec the change adopts agrees with it).
 """
 
 from __future__ import annotations
