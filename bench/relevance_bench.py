@@ -5,7 +5,7 @@ Run by hand on a local clone of a git-notes-memory store with its `refs/notes/me
 repository, zircote/git-notes-memory-manager, is the one the labels are written for):
 
     python bench/relevance_bench.py PATH [--answerable bench/labels/real_store_questions.json]
-        [--unanswerable bench/labels/real_store_unanswerable.json] [--limit 10] [--json] [--verbose]
+        [--unanswerable bench/labels/real_store_unanswerable.json] [--limit 10] [--work DIR] [--json] [--verbose]
 
 The store is copied to a temporary directory and consolidated offline there (local MiniLM, no LLM); PATH is never
 written. Every question is asked the way `memactors recall QUESTION --json` asks it (the recall operation, no
@@ -66,6 +66,19 @@ def _words(text: str) -> set[str]:
 
 def _flat(text: str) -> str:
     return " ".join(text.replace("…", " ").split()).casefold()
+
+
+def _store(path: Path, work: Path) -> tuple[Path, object]:
+    """The consolidated private copy of `path` in `work` (made once; as bench/answer_bench.py keeps it), and an
+    embedder for asking it."""
+    repo = work / "store"
+    if (repo / ".git" / "memactors").is_dir():
+        from memactors.adapters.models.embeddings import embedder_from_env
+
+        return repo, embedder_from_env()
+    repo = _copy(path, work)
+    _report, embedder = _consolidate(repo)
+    return repo, embedder
 
 
 def absent_words_held(store: MemoryStore, questions: list[dict]) -> list[str]:
@@ -175,6 +188,8 @@ def main() -> int:
     parser.add_argument("--unanswerable", type=Path, default=UNANSWERABLE)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--work", type=Path,
+                        help="where the consolidated private copy is made, and reused when there (recall changes only)")
     parser.add_argument("--verbose", action="store_true", help="list misses and excerpts without their passage")
     args = parser.parse_args()
     if not (args.path / ".git").exists():
@@ -183,8 +198,9 @@ def main() -> int:
     answers = json.loads(args.answerable.read_text())["questions"]
     absent = json.loads(args.unanswerable.read_text())["questions"]
     with TemporaryDirectory() as tmp:
-        repo = _copy(args.path, Path(tmp))
-        _report, embedder = _consolidate(repo)
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        repo, embedder = _store(args.path, work)
         store = MemoryStore(GitStore(repo))
         held = absent_words_held(store, absent)
         copy_of = copies_of(store)

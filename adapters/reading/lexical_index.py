@@ -46,15 +46,17 @@ class LexicalMatch:
     better) of the best rows for any of the words, best first. `known` and
     `unknown`: the IDF weight of the words some row holds, and of those none
     holds (for a share over every word); `rows`: how many rows the index
-    holds. A plain class: the hooks import this module and `dataclasses`
-    costs them milliseconds.
+    holds. `weights`: each question word some row holds -> its IDF. A plain
+    class: the hooks import this module and `dataclasses` costs them
+    milliseconds.
     """
 
-    __slots__ = ("share", "bm25", "known", "unknown", "rows")
+    __slots__ = ("share", "bm25", "known", "unknown", "rows", "weights")
 
     def __init__(self, share: dict[int, float], bm25: list[tuple[int, float]], known: float = 0.0,
-                 unknown: float = 0.0, rows: int = 0) -> None:
+                 unknown: float = 0.0, rows: int = 0, weights: dict[str, float] | None = None) -> None:
         self.share, self.bm25, self.known, self.unknown, self.rows = share, bm25, known, unknown, rows
+        self.weights = weights or {}
 
     def coverage(self, row: int, unknown_weight: float = 1.0) -> float:
         """The IDF-weighted share of all the question's words `row` holds, words no row holds counted at
@@ -172,4 +174,23 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> Lexical
         for row in holding[word]:
             share[row] = share.get(row, 0.0) + weight / known
     return LexicalMatch(share, [(int(row), -float(rank)) for row, rank in best], known=known,
-                        unknown=sum(weight for w, weight in weights.items() if not holding[w]), rows=total)
+                        unknown=sum(weight for w, weight in weights.items() if not holding[w]), rows=total,
+                        weights={w: weight for w, weight in weights.items() if holding[w]})
+
+
+def texts(path: Path, rows: Iterable[int], stamp: str) -> dict[int, str]:
+    """rowid -> the text indexed for it (summary and start of body) of `rows`; empty when there is no usable index
+    marked `stamp`."""
+    wanted = [int(r) for r in rows]
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if not wanted or db.execute("SELECT value FROM stamp").fetchone() != (stamp,):
+                return {}
+            marks = ",".join("?" * len(wanted))
+            return {int(r): text for r, text in
+                    db.execute(f"SELECT rowid, body FROM entries WHERE rowid IN ({marks})", wanted)}
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}

@@ -8,7 +8,10 @@ ranking score adds BM25 (title, text, tags weighted; scaled to the best
 match) and multiplies by retention, quality and standing:
 `(relevance + 0.3 · bm25/best) · (0.8 + 0.2 · retention) · (1 − 0.4 · (1 − quality))
 · (0.85 if replaced)`, so a fragment or a replaced statement comes after a
-memory that answers as well. Relevance alone decides what is noise
+memory that answers as well; the best candidates' score is then multiplied
+by their focus^0.3 (adapters/reading/focus.py: the share of the question's
+words they hold that one paragraph holds), so an overview that names the
+question's words in many sections comes after the memory about its subject. Relevance alone decides what is noise
 (MIN_RELEVANCE) and what answers well enough not to widen (RELEVANCE_BAR).
 Whether anything is relevant at all is judged on each result's *evidence*:
 its relevance with every word of the question counted, a word no memory
@@ -43,7 +46,8 @@ from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import tier_codes
-from memactors.adapters.reading.lexical_index import lookup
+from memactors.adapters.reading.focus import focus, stem_weights
+from memactors.adapters.reading.lexical_index import LexicalMatch, lookup, texts
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.chatter import chatter
 from memactors.events.read_model import EntryKind, IndexedEntry
@@ -91,6 +95,11 @@ RERANK_WINDOW = 3
 MAX_HOPS = 5
 #: How many memories that replaced a summary's facts are listed above it.
 MAX_SUMMARY_REPLACEMENTS = 2
+#: Exponent of a candidate's focus (adapters/reading/focus.py) in its score: an overview spreading the question's
+#: words over its sections ranks below the memory about the question's subject (real_store_questions tuning part).
+FOCUS_WEIGHT = 0.3
+#: Focus is read for this many times `limit` of the best-scoring candidates (their text read from the lexical index).
+FOCUS_WINDOW = 3
 _PRESENT = re.compile(
     r"\b(?:now|current(?:ly)?|today|these\s+days|at\s+the\s+moment|nowadays|still|latest)\b"
     r"|^\s*(?:what|which|how|where|who)\b(?!.*\b(?:did|was|were|had|used\s+to|before|originally|first|initially"
@@ -177,7 +186,8 @@ class _Scored:
     evident: np.ndarray
 
 
-def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None) -> _Scored:
+def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None,
+           depth: int = 30) -> _Scored:
     found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
         share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
@@ -216,7 +226,23 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     standing = np.where(columns.superseded[rows], replaced, 1.0)
     score = (ranking * (0.8 + 0.2 * columns.score[rows]) * (1 - QUALITY_WEIGHT * (1 - columns.quality[rows]))
              * standing)
+    if found is not None and found.weights:
+        _focused(index, found, rows, score, depth)
     return _Scored(rows.tolist(), relevance, score, floor, evident)
+
+
+def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:
+    """`score` of the best `depth` candidates multiplied by their focus^FOCUS_WEIGHT, in place (a memory new since
+    the run, with no text in the lexical index, keeps its score)."""
+    best = np.argsort(-score, kind="stable")[:depth]
+    if index.lexical_rows is not None:
+        best = best[rows[best] < index.lexical_rows]
+    assert index.lexical is not None
+    text = texts(index.lexical, (int(rows[i]) for i in best), index.run_id)
+    weights = stem_weights(found.weights)
+    for i in best:
+        if (said := text.get(int(rows[i]))) is not None:
+            score[i] *= focus(said, weights) ** FOCUS_WEIGHT
 
 
 def _positions(rows: NDArray[np.intp], wanted: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
@@ -246,7 +272,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
     rows = np.flatnonzero(keep)
     if not len(rows):
         return []
-    scored = _score(index, query, rows, embedder)
+    scored = _score(index, query, rows, embedder, FOCUS_WINDOW * limit)
     first_codes = tier_codes(FIRST_TIERS)
 
     def shown_as(j: int) -> int:

@@ -6,7 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from memactors.actors.algorithms.indexing import build_read_model
+from memactors.actors.ports import Embedder
+from memactors.adapters.models.embeddings import embedder_from_env
+from memactors.adapters.reading.focus import focus, stem_weights
 from memactors.adapters.reading.read_cache import ReadCache, RecallIndex
 from memactors.adapters.reading.recall import past_state, search, state_subject
 from memactors.events.memory import Memory
@@ -24,7 +29,7 @@ def _memory(n: int, summary: str, body: str, *, minutes_ago: int, namespace: str
 
 
 def _index(tmp_path: Path, memories: list[Memory], *, replaced: dict[str, str] | None = None,
-           summaries: tuple[Summary, ...] = ()) -> RecallIndex:
+           summaries: tuple[Summary, ...] = (), embedder: Embedder | None = None) -> RecallIndex:
     """A read model of `memories` (`replaced`: key -> the key of what replaced it), written and loaded as recall
     reads it."""
     replaced = replaced or {}
@@ -32,7 +37,8 @@ def _index(tmp_path: Path, memories: list[Memory], *, replaced: dict[str, str] |
                                tier=Tier.WARM, superseded_by=replaced.get(m.key)) for m in memories}
     model = build_read_model(memories, metas, {k: 0.9 for k in metas}, summaries, run_id="r1", generated_at=NOW,
                              memory_tips={})
-    cache = ReadCache(tmp_path)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    cache = ReadCache(tmp_path, embedder)
     cache.write(model)
     return cache.load()
 
@@ -121,3 +127,40 @@ def test_exhaustive_mode_lists_the_member_itself_beside_its_summary(tmp_path: Pa
     listed = [h.entry.id for h in search(index, "OTEL collector duplicate label conflict", mode="exhaustive",
                                          limit=5)]
     assert fixed.id in listed and "summary:s1" in listed
+
+
+def _overview_fixture(tmp_path: Path, title: str, embedder: Embedder | None) -> tuple[RecallIndex, Memory, Memory]:
+    """A session's overview that names the question's words, one per section, beside the memory about its
+    subject, which holds fewer of them, together."""
+    overview = _memory(1, title,
+                       "## Telemetry\nAdded the OTLP exporter; spans and metrics reach the collector.\n\n"
+                       "## Storage\nThe SQLite index moved under the project's own directory.\n\n"
+                       "## Hooks\nThe Stop hook now runs the capture when the session ends; batching stays on.",
+                       minutes_ago=30, namespace="progress")
+    subject = _memory(2, "Metrics are exported in one batch",
+                      "The exporter batches metrics and sends them once the session ends, not while it runs.",
+                      minutes_ago=60)
+    filler = [_memory(10 + i, f"Note {i} on the {topic}", f"The {topic} is described here.", minutes_ago=90 + i)
+              for i, topic in enumerate(("release checklist", "branch naming", "review rota", "changelog"))]
+    return _index(tmp_path, [overview, subject, *filler], embedder=embedder), overview, subject
+
+
+@pytest.mark.parametrize(("title", "vectors"), [
+    ("Session wrap-up: telemetry, storage and hook work", False),
+    ("Session wrap-up: OTLP metrics export, storage and hooks", True),
+])
+def test_a_memory_holding_the_questions_words_together_ranks_above_an_overview_spreading_them(
+        tmp_path: Path, title: str, vectors: bool) -> None:
+    embedder = embedder_from_env() if vectors else None
+    index, overview, subject = _overview_fixture(tmp_path, title, embedder)
+    question = "Are OTLP metrics only exported by the exporter when the session ends, in a batch?"
+    assert [h.entry.id for h in search(index, question, limit=2, embedder=embedder)] == [subject.id, overview.id]
+
+
+def test_focus_is_the_share_of_the_questions_weight_one_block_holds() -> None:
+    weights = stem_weights({"otlp": 3.0, "exporter": 2.0, "batch": 1.0})
+    assert focus("The OTLP exporter sends one batch.", weights) == 1.0
+    assert focus("The OTLP exporter.\n\nNothing else.\n\nThen a batch.", weights) == 5.0 / 6.0
+    assert focus("Nothing here.\n\nNor here.", weights) == 1.0  # holds none: nothing to spread
+    # a path points elsewhere: "batch" in it is no word of this text
+    assert focus("The OTLP exporter.\n\nSee docs/batch/notes.md for more.", weights) == 1.0

@@ -1,0 +1,46 @@
+"""How closely a memory holds what a question asks: the question's words in one passage, or spread over many.
+
+A note that covers many topics (a research summary, an overview, a session's
+report) holds many of a question's words, each in another paragraph; the
+memory about the question's subject holds them together. `focus` is the
+IDF weight of the question's words the text's best block holds over the
+weight its whole holds (blocks as recall's excerpts cut them:
+actors/algorithms/passage.py), so 1.0 for a text that holds them in one
+block, lower the more they are spread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from memactors.actors.algorithms.passage import blocks, question_stems, stem, tidy
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
+#: A file path or URL points elsewhere: its parts are no words of this text (as recall's passages read them).
+_PATH = re.compile(r"\S*(?:://|[/\\]\S*[/\\.])\S*")
+
+
+def stem_weights(weights: Mapping[str, float]) -> dict[str, float]:
+    """The question's words' weights (word -> IDF) by their stem, as `focus` reads them (the larger of two words
+    with one stem)."""
+    out: dict[str, float] = {}
+    for word, weight in weights.items():
+        for s in question_stems([word]):
+            out[s] = max(out.get(s, 0.0), weight)
+    return out
+
+
+def _held(text: str, wanted: Iterable[str]) -> set[str]:
+    return {stem(w) for w in _WORD.findall(_PATH.sub(" ", text)) if len(w) > 1} & set(wanted)
+
+
+def focus(text: str, weights: Mapping[str, float]) -> float:
+    """The weight of the question's stems (`weights`: stem -> IDF) `text`'s best block holds over the weight the
+    whole text holds; 1.0 when it holds none, or is one block."""
+    body = tidy(text)
+    whole = sum(weights[s] for s in _held(body, weights))
+    spans = blocks(body)
+    if whole <= 0 or len(spans) <= 1:
+        return 1.0
+    return max(sum(weights[s] for s in _held(body[a:b], weights)) for a, b in spans) / whole
