@@ -49,15 +49,28 @@ _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks e
 _IDENTIFIER = re.compile(r"(?<![\w@])(@\w+|[A-Za-z]\w*_\w*|_\w+)")
 _NUMBER = re.compile(r"(?<![\w.])(?P<v>\d+(?:[.,]\d+)?)\s*(?P<unit>%|[a-z]+)?", re.IGNORECASE)
 #: A number in words: how often, or how many of a thing ("twice a week", "two monitors"; not "one of the things").
-_COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)(?=\s+(?!of\b)[a-z]+s\b)|"
+_COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|eight|nine|ten)"
+                    r"(?=(?:\s+or\s+more)?\s+(?!of\b)[a-z]+s\b)|multiple(?=\s+[a-z]+s\b)|"
                     r"half(?=\s+(?:of|the|your|our)\b)|single(?=\s+[a-z]+\b))\b", re.IGNORECASE)
 #: A count said in words is its number: "twice" = "two times" = 2, "a single monitor" = one.
 _COUNT_VALUE = {"once": "1", "single": "1", "twice": "2", "two": "2", "thrice": "3", "three": "3", "four": "4",
-                "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "half"}
+                "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "half",
+                "multiple": "many"}
+#: Words after a number that are no unit of it ("milestone 2 of the auth work").
+_NOT_UNITS = frozenset("of the and or to in for on at is are was a an by with from as it this that".split())
+#: A count said just before the thing it counts ("two monitors", "a single screen").
+_COUNTED_THING = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|single|multiple)(?:\s+or\s+more)?"
+                            r"\s+(?P<thing>[a-z]{3,})\b",
+                            re.IGNORECASE)
+#: What a count is said in or of without being a thing one works with: time, and words that only count points.
+_NOT_THINGS = frozenset(words("time times day days week weeks month months year years hour hours minute minutes "
+                              "second seconds session sessions sprint sprints thing things way ways reason reasons "
+                              "point points step steps option options example examples tip tips key main people "
+                              "person member members of more"))
 #: What a count is counted in, not what it counts: "three days a week" = "three times a week".
 _COUNT_UNITS = frozenset(words("time times day days"))
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
-_USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ\w*|adopt\w*|pick|choose|go\s+with|stick\s+with|"
+_USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|adopt\w*|pick|choose|go\s+with|stick\s+with|"
         r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
         r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?|roll(?:ing|ed)?\s+out)")
 _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
@@ -105,7 +118,7 @@ _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|indicating|signifying|denoting|standing\s+for|in\s+order|even\s+if|for\s+(?:consistency|"
                      r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as|regardless|irrespective|"
-                     r"no\s+matter|followed\s+by|like\s+so|helps?\s+(?:to\s+)?(?:us\s+|you\s+)?(?:improve|keep|make|ensure|"
+                     r"no\s+matter|followed\s+by|like\s+so|especially\s+(?:as|when|if|since|because)|helps?\s+(?:to\s+)?(?:us\s+|you\s+)?(?:improve|keep|make|ensure|"
                      r"maintain|avoid|reduce|distinguish|identify))\b",
                      re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
@@ -141,6 +154,12 @@ _LEAD_IN = re.compile(r",\s+(?:and\s+)?(?:so|but|hence|therefore|thus)\s+|\s+but
                       re.IGNORECASE)
 
 
+#: A sentence opened by the name of whom it is said to ("Jorge, I need you to ...").
+_VOCATIVE = re.compile(r"^([A-Z][a-z]{1,15}),\s+(?=(?:I|I'd|I'm|I've|I'll|we|we're|we've|we'll|please|let's|from|going|"
+                       r"moving|remember|make|always|never|for|now|as|in|when|starting)\b)")
+#: A sentence opened by the time it holds for ("For this next feature release, ...", "For today's task, ...").
+_FOR_NOW = re.compile(r"^(?:for|during)\s+(?:this|today's|the\s+next|this\s+next|the\s+time\s+being)\b[^,]{0,40},\s+(?=\S)",
+                      re.IGNORECASE)
 #: Words that open a sentence without saying what it is about ("Firstly, ...", "To that end, ...").
 _OPENING = re.compile(r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|to\s+(?:that|this)\s+end|also|additionally|"
                       r"finally|lastly|now|so|well|okay|ok|and|yes)\b[,\s]*)+", re.IGNORECASE)
@@ -151,6 +170,9 @@ def _without_lead_in(text: str) -> str:
     boundary when it names no value of its own (no quote, name or number) or the rest says it is a change
     ("We've used Jira, but going forward use Asana ..."): the lead-in's words are not the slot."""
     text = _OPENING.sub("", text)
+    if (called := _VOCATIVE.match(text)) is not None and called[1].lower() not in _KNOWN_TOOLS:
+        text = text[called.end():]  # "Jorge, I need you to ...": whom the mentor speaks to is no part of the rule
+    text = _FOR_NOW.sub("", text)  # "for this next release, ...": when it holds, not what it is about
     cut = 0
     for m in _LEAD_IN.finditer(text):
         before = text[cut: m.start()]
@@ -237,8 +259,14 @@ def _frame(text: str, values: list[str]) -> frozenset[str]:
         w = _SYNONYM.get(w, w)
         if w in taken or w in _DIRECTIVE or w in _WEAK or len(w) < 2:
             continue
-        found.add(w)
+        found.add(_undoubled(w))
     return frozenset(found)
+
+
+def _undoubled(word: str) -> str:
+    """A stem cut before "-ing" or "-ed" without its doubled last letter ("committ" -> "commit", "programm")."""
+    return word[:-1] if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "lsz" and word[-1].isalpha() \
+        else word
 
 
 def _names(sentence: str) -> list[str]:
@@ -288,6 +316,7 @@ def _role_words(role: str) -> set[str]:
     Empty when the role only names a scope ("your projects")."""
     role = _DETERMINERS.sub("", re.sub(r"\s*\([^)]*\)", "", role).strip())  # "... environment (IDE)"
     role = re.sub(r"(?i)\s+(?:up\s+)?(?:until|till|so\s+far)\b.*$", "", role)  # "for communication up until now"
+    role = re.sub(r"(?i)\s+(?:is|are|was|were|will|would|can|should)\b.*$", "", role)  # "for work calls is our policy"
     carried = _CARRIED.match(role)
     if carried is not None and set(words(carried["head"])) - _ROLE_ADJECTIVES <= _CARRIER:
         role = _DETERMINERS.sub("", carried["role"].strip())
@@ -295,7 +324,9 @@ def _role_words(role: str) -> set[str]:
     found = {_SYNONYM.get(w, w) for w in words(head)} - _DIRECTIVE - _WEAK - _ROLE_ADJECTIVES - _PRAISE
     if not found or found <= _SCOPE_WORDS:
         return set()
-    found -= _SCOPE_WORDS & {"work"}  # "your main work computer" is the computer
+    found = {"work" if w == "work-related" else w for w in found}
+    if _family(frozenset(found - {"work"})):  # "your main work computer" is the computer; "work calls" stay
+        found -= {"work"}
     scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES
     return found | {f"in:{w}" for w in scope}
 
@@ -304,6 +335,13 @@ def _role_words(role: str) -> set[str]:
 _INSTEAD_OF = re.compile(r"\s*,?\s+(?i:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?i:(?:the|our|your|any)\s+)?"
                          r"(?i:(?:previously|formerly|earlier)\s+\w+\s+|(?:old|current|previous|earlier)\s+)?"
                          r"(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`|[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
+#: Preferring one thing over another ("prioritize TPUs over GPUs"): the other is what is passed over.
+_PREFER = re.compile(r"\b(?:prefer\w*|prioriti[sz]\w*|favou?r\w*)\b", re.IGNORECASE)
+_OVER = re.compile(r"\s+over\s+(?i:(?:using|the|a|an|our|your)\s+)?(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|"
+                   r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*|[\w.+#-]+)")
+#: "work on a Linux desktop as your main machine": what one works on as a role is what one uses for it.
+_WORK_ON_AS = re.compile(r"\bwork(?:ing)?\s+(?:on|with|from)\s+(?=(?:(?!\b(?:as|for)\b)[^,.;:!?]){1,40}?\s+as\s+)",
+                         re.IGNORECASE)
 #: "a coding assistant called Codestral", "a new tool we're adopting, called Asana": a tool named for its role.
 _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
                      r"(?:\s+(?:we|we're|that|which|i|you|they)\b[\w' ]{0,30})?,?\s+(?:called|named)\s+"
@@ -315,14 +353,17 @@ _ONLY_WHEN = re.compile(r"\bonly\s+(?:when|if|after|once)\s+(?P<v>(?:it'?s\s+|it
                         r"(?:truly\s+|really\s+|absolutely\s+|strictly\s+)?[a-z]+(?:\s+(?:or|and)\s+(?:when\s+)?[a-z]+)?)",
                         re.IGNORECASE)
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
-_WORKPLACE = re.compile(r"\b(?:work|working|works|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
+_WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
                         r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
                         r"(?:(?:\w+\s+){0,2}?(?:in|at|from|to|into|on)\s+)?(?:the|our|a|your)\s+"
                         r"(?P<v>(?:[\w-]+\s+){0,3}?(?:area|room|office|floor|space|lab|lounge|corner|hub|zone|wing|"
-                        r"building))\b", re.IGNORECASE)
+                        r"building))\b(?!\s+(?!(?:for|to|on|in|at|from|when|while|instead|going|moving|with|as|every|each|"
+                        r"more|and|or|so|because|during|from|now|today|again|we|you|they|i|that|which|where|there|here|by|near|"
+                        r"next|upstairs|downstairs)\b)[a-z])", re.IGNORECASE)  # "the office phone" is no place
 #: A tool named after its role: "our version control system, Bitbucket", "a tool we use for project management:
 #: Monday", "our coding assistant — it's called TabNine".
-_APPOSITIVE = re.compile(r"\b(?:our|the|an?|your)\s+(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
+_APPOSITIVE = re.compile(r"\b(?:our|the|an?|your)\s+(?P<role>[a-z][a-z-]*(?:\s+(?:[a-z][a-z-]*|[A-Z]{2,5}))"
+                         r"{0,3}?)"
                          r"(?P<use>\s+(?:we|that|which|i)\s+(?:use|rely\s+on|have|prefer)\b[^,:;—–]{0,40}?)?"
                          r"\s*(?:,|:|—|–|\s-)\s*(?:(?:it's|it\s+is|called|named)\s+)?"
                          r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2})\s*[.!]?$")
@@ -383,8 +424,9 @@ def _kind(said: str) -> str:
     if len(kinds) == 1:
         return kinds.pop()
     named = {norm(k) for k in mentioned if _KIND_NAMES.match(said, k.end())}
+    # "when writing functions, start function argument names with 'i_'": the functions are where they are named
     if len(named) == 1 and all(_KIND_NAMES.match(said, k.end()) or re.match(r"\s+naming\b", said[k.end():])
-                               for k in mentioned):
+                               or set(norm(k).split()) < set(next(iter(named)).split()) for k in mentioned):
         return named.pop()
     return ""
 
@@ -405,7 +447,9 @@ def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | 
         aspect, value = "style", style[0]
     else:
         return None
-    kind = _kind(said)
+    # "always use annotations for functions, and start all variable names with 'y_'": the clause giving the value
+    clause = next((c for c in re.split(r",?\s+and\s+|;\s+", said) if value in c), said)
+    kind = _kind(clause) or _kind(said)
     if not kind:
         return None
     # the place is marked apart from the words, so that "include 'chx' in variable names" is another slot
@@ -426,6 +470,9 @@ def slot_of(sentence: str) -> Slot | None:
         return None
     # "start with 'o_' instead of the previously instructed 'get_'": the value replaced is not a value said
     said = _INSTEAD_OF.sub("", _without_reason(sentence.strip())).strip().rstrip(".!")
+    if _PREFER.search(said):  # "we prefer TPUs over GPUs": the one passed over is not a value said
+        said = _OVER.sub("", said)
+    said = _WORK_ON_AS.sub("use ", said)  # "work on a Linux desktop as your main machine": used as that
     text = _without_lead_in(said)
     if not text or text.endswith("?"):
         return None
@@ -485,7 +532,7 @@ def slot_of(sentence: str) -> Slot | None:
     elif numbers := [m for m in _NUMBER.finditer(text)]:
         values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
         exclusive = True
-        measured = all(m["unit"] for m in numbers)
+        measured = all(m["unit"] and m["unit"].lower() not in _NOT_UNITS for m in numbers)
     elif counted := _COUNT.findall(text):  # "twice a week", "three monitors": a number said in words
         values = counted
         exclusive = True
@@ -497,14 +544,25 @@ def slot_of(sentence: str) -> Slot | None:
         frame = _frame(text, [setting[1]])
         return Slot(frame=frame, value=setting[1], positive=positive, exclusive=True, sentence=sentence,
                     whole=_frame(text, [])) if len(frame) >= 2 else None
-    if len({v.casefold() for v in quoted}) > 1 and (first := _first_clause(text, quoted[0])) is not None:
-        return first  # "start argument names with 'h_' and end them with '_j'": the clause that names its subject
+    if len({v.casefold() for v in quoted}) > 1:
+        # "start argument names with 'h_' and end them with '_j'": the clause that names its subject; "include
+        # 'chx' and end the variable name with '_n'": what is added stands, the clause giving an end changes
+        for each in quoted:
+            if (first := _first_clause(text, each)) is not None:
+                return first
     if _ADDITIVE.search(text) or len({v.casefold() for v in quoted}) > 1:
         # what is added accumulates; "start with 'f_' and end with '_g'" holds two slots: it changes neither
         exclusive = False
     frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
     if is_count:  # "three days a week" / "twice a week": the frame is what is counted, not the unit
         frame -= _COUNT_UNITS
+        things = {words(m["thing"])[0] for m in _COUNTED_THING.finditer(text) if words(m["thing"])}
+        if len(counted) == 1 and len(things) == 1 and not things & _NOT_THINGS and _ASKED_FOR.search(sentence):
+            # "use a single monitor when coding" / "set up your workstation with two monitors": how many of a
+            # thing one works with is one slot, however the rest is said
+            return Slot(frame=frozenset({f"count:{things.pop()}"}), value=counted[0], positive=positive,
+                        exclusive=_ADDITIVE.search(text) is None, sentence=sentence, whole=_frame(text, []),
+                        counted=True)
     if len(frame) < (1 if not values or measured else 2):  # "a break every 60 minutes": the unit says much
         return None
     value = " + ".join(values)
@@ -600,12 +658,12 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
 #: The thing a rule says to use or not ("always use a formatter", "avoid using pre-commit hooks"): up to two words
 #: after the verb, before where or when it applies.
 _RULE_OBJECT = re.compile(
-    r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ\w*|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
-    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
+    r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
+    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt\w*|implement\w*|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
     r"forget\s+about)\s+"
     r"(?:(?:a|an|the|any|your|our|only|of|use)\s+)*"
     r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
-    r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|"
+    r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|over|than|"
     r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
 _PRONOUN_OBJECT = frozenset("it them this that these those one ones".split())
 #: Where the clause holding a rule's verb begins: its negation is said in it.
@@ -624,7 +682,7 @@ def rule_object(sentence: str) -> Slot | None:
     if len(sentence) > MAX_SENTENCE or not _ASKED_FOR.search(sentence):
         return None
     for m in _RULE_OBJECT.finditer(sentence):
-        obj = frozenset(words(m["obj"]))
+        obj = frozenset(_undoubled(w) for w in words(m["obj"]))
         if not obj or m["obj"].split()[0].lower() in _PRONOUN_OBJECT or obj <= _DIRECTIVE | _SCOPE_WORDS:
             continue
         clause = _CLAUSE_START.split(sentence[: m.start("obj")])[-1]  # the verb too: "stop using", "avoiding"
@@ -668,6 +726,10 @@ MAX_ROLE_KEYS = 5
 MIN_ROLE_WORDS = 2
 #: A count's frames said with a word more or less still share this many words ("work from home ... a week").
 MIN_COUNT_WORDS = 2
+
+
+#: A measure said with this many words more of how to keep it is the same measure ("set a timer and ...").
+MAX_MEASURE_EXTRA = 3
 
 
 #: Roles one tool fills said in other words: what a team talks in, meets in, tracks work in, versions code in,
@@ -734,7 +796,11 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     if a.counted and b.counted:  # "work from home no more than twice a week" / "... three days a week for your role"
         return len(a.frame & b.frame) >= MIN_COUNT_WORDS and len(a.frame ^ b.frame) <= MAX_RULE_EXTRA
     if a.unit and a.unit == b.unit:  # "a break every 60 minutes" / "a short break every 50 minutes"
-        return bool(a.frame & b.frame) and len(a.frame ^ b.frame) <= 1
+        if bool(a.frame & b.frame) and len(a.frame ^ b.frame) <= 1:
+            return True
+        # "set a timer and take a short break every 80 minutes": the same measure said with how to keep it
+        small, large = sorted((a.frame, b.frame), key=len)
+        return len(small & large) >= 1 and len(small - large) <= 1 and len(large - small) <= MAX_MEASURE_EXTRA
     if not (a.role and b.role):
         return False
     if 1 in (len(a.frame), len(b.frame)) and _initials(a.frame) and _initials(a.frame) == _initials(b.frame):
@@ -798,6 +864,8 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
             if (slot.counted and MIN_COUNT_WORDS < len(slot.frame) <= MAX_ROLE_KEYS) or (
                     slot.unit and 1 < len(slot.frame) <= MAX_ROLE_KEYS):  # paired by most of the frame
                 keys += [("frame", frozenset(part)) for part in combinations(sorted(slot.frame), len(slot.frame) - 1)]
+            if slot.unit and len(slot.frame) <= MAX_ROLE_KEYS:  # "a break" in "set a timer and take a break"
+                keys += [("measure", frozenset({word, slot.unit})) for word in slot.frame]
             plain = sorted(w for w in slot.frame if not w.startswith("in:"))
             if slot.role and _initials(slot.frame):
                 keys.append(("acronym", frozenset({_initials(slot.frame)})))

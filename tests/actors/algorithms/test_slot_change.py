@@ -348,3 +348,78 @@ def test_what_a_convention_helps_with_is_its_reason() -> None:
                          "We've found that ending function argument names with '_e' helps improve code readability "
                          "and reduces potential conflicts with other variables.")
     assert change is not None and "'_e' -> '_i'" in change.reason()
+
+
+def test_a_measure_said_with_how_to_keep_it_is_the_same_measure() -> None:
+    new, old = "Take a short break every 45 minutes.", "Set an alarm and take a break every 90 minutes."
+    change = slot_change(new, old)
+    assert change is not None and "'90 minutes' -> '45 minutes'" in change.reason()
+    assert set(frame_keys(new, new)) & set(frame_keys(old, old))  # paired for the judge
+    assert slot_change("Run the whole test suite every 45 minutes.", old) is None
+
+
+def test_how_many_of_a_thing_one_works_with_is_one_slot() -> None:
+    change = slot_change("From now on, I'd like you to code on a single screen.",
+                         "Please set up your desk with three or more screens.")
+    assert change is not None and "'three' -> 'single'" in change.reason()
+    assert slot_change("From now on, I'd like you to ask two reviewers.",
+                       "Please set up your desk with three or more screens.") is None
+    assert slot_change("Most days a single screen is enough for me.", "Please set up your desk with two screens.") is None
+
+
+def test_what_is_preferred_over_another_is_the_value() -> None:
+    change = slot_change("Going forward, use CPUs for model inference.",
+                         "We prefer to use GPUs over CPUs for model inference.")
+    assert change is not None and "'GPUs' -> 'CPUs'" in change.reason()
+
+
+def test_what_one_works_on_as_a_role_is_what_one_uses_for_it() -> None:
+    change = slot_change("From now on, use a Chromebook as your main machine.",
+                         "I'd like you to work on an Ubuntu workstation as your main machine.")
+    assert change is not None and "'an Ubuntu workstation' -> 'a Chromebook'" in change.reason()
+    assert slot_change("From now on, use a Chromebook as your main machine.",
+                       "I'd like you to work on the billing service as your main project.") is None
+
+
+def test_whom_a_rule_is_said_to_and_when_it_holds_are_no_part_of_it() -> None:
+    change = slot_change("Going forward, do not deploy straight to production.",
+                         "Maria, for this next hotfix, I need you to deploy straight to production.")
+    assert change is not None and "turned round" in change.reason()
+    change = slot_change("Going forward, avoid committing straight to the main branch.",
+                         "Please commit straight to the main branch.")  # "committing" is "commit"
+    assert change is not None and "turned round" in change.reason()
+
+
+def test_a_rule_taken_up_after_it_was_ruled_out() -> None:
+    change = slot_change("We now require all employees to use a password vault when working remotely.",
+                         "Never use a password vault when working remotely.")  # "employees" is no verb
+    assert change is not None and "turned round" in change.reason()
+    change = slot_change("I want you to adopt code reviews for every change from now on.",
+                         "Please avoid code reviews for small changes.")
+    assert change is not None and "turned round" in change.reason()
+
+
+def test_the_clause_that_gives_a_value_says_what_it_names() -> None:
+    change = slot_change("From now on, end all constant names with '_k'.",
+                         "Always include the letter 'q' and end the constant name with '_c'.")
+    assert change is not None and "'_c' -> '_k'" in change.reason() and change.partial  # the 'q' stands
+    change = slot_change("Always add docstrings to functions, and start all constant names with 'k_'.",
+                         "Start your constant names with 'c_'.")
+    assert change is not None and "'c_' -> 'k_'" in change.reason()
+    change = slot_change("When writing functions, always start function argument names with 'p_'.",
+                         "Start function argument names with 'a_'.")
+    assert change is not None and "'a_' -> 'p_'" in change.reason()
+
+
+def test_a_role_named_before_a_tool_and_a_place_one_works_in() -> None:
+    change = slot_change("From now on, use Kate as your preferred IDE.",
+                         "Let me tell you about our preferred IDE, Geany.")
+    assert change is not None and "'Geany' -> 'Kate'" in change.reason()
+    change = slot_change("Going forward, use the quiet room on the second floor for your work.",
+                         "I'd like you to work from the open area.")
+    assert change is not None
+    change = slot_change("From now on, use your own phone for work-related calls.",
+                         "Using the office phone for work calls is part of our policy.")
+    assert change is not None and "'the office phone' -> 'your own phone'" in change.reason()
+    assert slot_change("From now on, use your own phone for work-related calls.",
+                       "We have used Zoom for some of your calls.") is None
