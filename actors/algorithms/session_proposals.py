@@ -30,7 +30,7 @@ wherever they stand in a sentence after a lead-in; a "them" right after the
 verb is read as what the sentence or clause before named. A
 lead-in ending in ":" is read with the bullets it introduces; text
 hard-wrapped at a fixed width is rejoined before sentences are cut. A turn in
-another language than English, an answer or a plan too, is not read (counted by `foreign`). Never a
+another language than English is not read (counted by `foreign`); an answer or a plan is, by its structure. Never a
 question, a plan still hedged, a status update, a transient error, code, or
 the agent narrating its work (nor its guess, the user's words said back, its next step, its report of what it
 did, an option it lays out, a choice it still puts to the user, a quotation); never a case-to-outcome table
@@ -1399,13 +1399,12 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
     seen: set[str] = set()
     gists: list[tuple[frozenset[str], frozenset[str]]] = []
     for turn in turns:
-        if foreign(turn.text):
-            # the cues that tell a decision from a one-off choice are English: counted unread, never guessed at
-            continue
-        if turn.source == "answer":
+        if turn.source == "answer":  # the option picked is a decision in any language: read by its structure
             made = _answers(turn)
         elif turn.source == "plan":
             made = _plan(turn)
+        elif foreign(turn.text):
+            continue  # the cues are English: counted unread, never guessed at
         else:
             made = _explicit(turn)
         if not made and turn.source not in ("answer", "plan"):

@@ -263,7 +263,7 @@ class SessionCapture:
         if provider == "offline":
             raw = [(p, None, None) for p in propose(turns)]
             # the offline cues are English: say what was left unread, so nobody mistakes it for nothing said
-            report.unread_foreign += sum(1 for t in turns if foreign(t.text))
+            report.unread_foreign += sum(1 for t in turns if t.source not in ("answer", "plan") and foreign(t.text))
         report.provider = provider
         report.proposals += len(raw)
         by_uuid = {t.uuid: t for t in read.turns}
