@@ -42,6 +42,9 @@ _DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s
 #: Where a role ends: "video calls related to our project", "main machine when working remotely".
 _ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|as|"
                        r"going|moving|instead|from|within|across|throughout|among|between)\b.*$", re.IGNORECASE)
+#: Words that only link a role to where it applies ("video calls within the team").
+_LINKING = frozenset(words("related when while whenever during within across throughout among between going moving "
+                           "instead inside"))
 #: A role that names only where something applies ("for your projects", "for all work"): no role.
 _SCOPE_WORDS = frozenset(words("project projects work code codebase task tasks everything anything team related "
                                "our your entire whole engineering company organization organisation department far"))
@@ -327,7 +330,8 @@ def _role_words(role: str) -> set[str]:
     found = {"work" if w == "work-related" else w for w in found}
     if _family(frozenset(found - {"work"})):  # "your main work computer" is the computer; "work calls" stay
         found -= {"work"}
-    scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES
+    scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES \
+        - _LINKING  # "within the team" names no place: "within" is no part of one
     return found | {f"in:{w}" for w in scope}
 
 
@@ -335,6 +339,8 @@ def _role_words(role: str) -> set[str]:
 _INSTEAD_OF = re.compile(r"\s*,?\s+(?i:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?i:(?:the|our|your|any)\s+)?"
                          r"(?i:(?:previously|formerly|earlier)\s+\w+\s+|(?:old|current|previous|earlier)\s+)?"
                          r"(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`|[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
+#: "By prefixing attribute names with 'i_', we signal ...": what is done, then what it is for.
+_BY_DOING = re.compile(r"^by\s+(?P<doing>[a-z]+ing\s+[^,;]{3,80}?),\s+(?:we|you|it|this|they)\b", re.IGNORECASE)
 #: Preferring one thing over another ("prioritize TPUs over GPUs"): the other is what is passed over.
 _PREFER = re.compile(r"\b(?:prefer\w*|prioriti[sz]\w*|favou?r\w*)\b", re.IGNORECASE)
 _OVER = re.compile(r"\s+over\s+(?i:(?:using|the|a|an|our|your)\s+)?(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|"
@@ -349,9 +355,13 @@ _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s
 #: ... and said to be taken up, not only mentioned.
 _CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
 #: A rule that holds only under a condition: the condition is its value ("only when necessary" / "only when asked").
-_ONLY_WHEN = re.compile(r"\bonly\s+(?:when|if|after|once)\s+(?P<v>(?:it'?s\s+|it\s+is\s+|you'?re\s+|you\s+are\s+)?"
-                        r"(?:truly\s+|really\s+|absolutely\s+|strictly\s+)?[a-z]+(?:\s+(?:or|and)\s+(?:when\s+)?[a-z]+)?)",
-                        re.IGNORECASE)
+#: The condition itself: "necessary", "necessary or when asked", "the tests pass" (a few words, up to a joint).
+_CONDITION = (r"(?P<v>(?:it'?s\s+|it\s+is\s+|you'?re\s+|you\s+are\s+)?(?:truly\s+|really\s+|absolutely\s+|strictly\s+)?"
+              r"(?:(?:the|a|an|all|your|our)\s+)?[a-z]+(?:\s+(?!(?:and|or|but|so|because|to|for|with|as|in|on|at)\b)"
+              r"[a-z']+){0,2}(?:\s+(?:or|and)\s+(?:when\s+)?[a-z]+)?)")
+_ONLY_WHEN = re.compile(rf"\bonly\s+(?:when|if|after|once)\s+{_CONDITION}", re.IGNORECASE)
+#: "only communicate with the team when asked": "only" before what is done, its condition after.
+_ONLY_DO_WHEN = re.compile(rf"\bonly\s+(?P<act>(?:[a-z'-]+\s+){{1,5}}?)(?:when|if)\s+{_CONDITION}", re.IGNORECASE)
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
 _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
                         r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
@@ -473,6 +483,8 @@ def slot_of(sentence: str) -> Slot | None:
     if _PREFER.search(said):  # "we prefer TPUs over GPUs": the one passed over is not a value said
         said = _OVER.sub("", said)
     said = _WORK_ON_AS.sub("use ", said)  # "work on a Linux desktop as your main machine": used as that
+    if (by := _BY_DOING.match(said)) is not None:  # "By prefixing attribute names with 'i_', we signal ...": the
+        said = by["doing"]  # convention is what is done; the rest says what it is for
     text = _without_lead_in(said)
     if not text or text.endswith("?"):
         return None
@@ -483,10 +495,11 @@ def slot_of(sentence: str) -> Slot | None:
                     sentence=sentence, whole=_frame(text, []), role=True)
     if (naming := _naming_slot(said, text, positive, sentence)) is not None:
         return naming
-    if (when := _ONLY_WHEN.search(text)) is not None and not _QUOTED.search(text):
-        # "communicate with the team only when necessary" / "... only when asked": the condition is the value
+    if (when := _ONLY_WHEN.search(text) or _ONLY_DO_WHEN.search(text)) is not None and not _QUOTED.search(text):
+        # "communicate with the team only when necessary" / "... only when asked": the condition is the value;
+        # "focus on your work and only communicate with the team when asked": what is done only then is the frame
         condition = " ".join(when["v"].split())
-        frame = _frame(text[: when.start()], [])
+        frame = _frame(when["act"] if "act" in when.groupdict() else text[: when.start()], [])
         if len(frame) >= 1:
             return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
                         sentence=sentence, whole=_frame(text, []))

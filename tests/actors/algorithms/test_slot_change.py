@@ -391,12 +391,13 @@ def test_whom_a_rule_is_said_to_and_when_it_holds_are_no_part_of_it() -> None:
 
 
 def test_a_rule_taken_up_after_it_was_ruled_out() -> None:
-    change = slot_change("We now require all employees to use a password vault when working remotely.",
-                         "Never use a password vault when working remotely.")  # "employees" is no verb
-    assert change is not None and "turned round" in change.reason()
-    change = slot_change("I want you to adopt code reviews for every change from now on.",
-                         "Please avoid code reviews for small changes.")
-    assert change is not None and "turned round" in change.reason()
+    change = slot_change("For added security, we now require all employees to use a password vault when working "
+                         "remotely.", "I want to stress the importance of not using a password vault when working "
+                         "remotely.")  # "employees" is no verb: what they are asked to use is the thing
+    assert change is not None and "(password vault)" in change.reason()
+    change = slot_change("I strongly encourage you to adopt code reviews for all your tasks from now on.",
+                         "One thing I want you to focus on is working alone and avoiding code reviews.")
+    assert change is not None and "(code review)" in change.reason()
 
 
 def test_the_clause_that_gives_a_value_says_what_it_names() -> None:
@@ -423,3 +424,20 @@ def test_a_role_named_before_a_tool_and_a_place_one_works_in() -> None:
     assert change is not None and "'the office phone' -> 'your own phone'" in change.reason()
     assert slot_change("From now on, use your own phone for work-related calls.",
                        "We have used Zoom for some of your calls.") is None
+
+
+def test_a_condition_said_after_what_is_done_only_then() -> None:
+    change = slot_change("From now on, deploy to staging only when the tests pass.",
+                         "Please finish your review and only deploy to staging when asked.")
+    assert change is not None and "'asked' -> 'the'" not in change.reason() and "'asked'" in change.reason()
+    assert slot_change("From now on, deploy to staging only when the tests pass.",
+                       "Please only message the team when asked.") is None
+
+
+def test_what_a_convention_is_done_by_and_a_role_within_a_team() -> None:
+    change = slot_change("From now on, start constant names with 'k_'.",
+                         "By prefixing constant names with 'c_', we make clear they never change.")
+    assert change is not None and "'c_' -> 'k_'" in change.reason()
+    change = slot_change("We now use Jitsi for video calls and messaging within the team.",
+                         "Going forward, use Webex for our video calls and conferences.")
+    assert change is not None and "'Webex' -> 'Jitsi'" in change.reason()
