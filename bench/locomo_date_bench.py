@@ -3,7 +3,7 @@
 Run by hand on a copy of LoCoMo's `data/locomo10.json` (github.com/snap-research/LoCoMo; CC BY-NC 4.0: read for
 evaluation only, never shipped or committed):
 
-    python bench/locomo_date_bench.py PATH/locomo10.json [--misses] [--json]
+    python bench/locomo_date_bench.py PATH/locomo10.json [--misses] [--json] [--stores DIR]
 
 Only conversations 6-10 are read (1-5 are kept for checking by others and never opened). Each conversation
 becomes one repository: one memory per turn (namespace `progress`, the speaker's words, a shared photo's caption
@@ -16,6 +16,11 @@ April 2, 2023", "the Friday before 22 August, 2023"): this bench reads them into
 small parser (independent of the code under test). A gold that is not a date (a place, a duration, "No") is not
 scored and counted apart. An answer names the gold date when the day it gives lies in the gold range (two days
 either side for "around"), or when at least half of the span it gives does.
+
+Building and consolidating the five stores takes most of the run (about 5 minutes on 2 shared cores); with
+`--stores DIR` they are kept in DIR and read again by the next run (under a minute), for tuning the answer path
+(recall, evidence, composition). Remove DIR after a change to capture, consolidation or the recall index they
+hold: the stores are not rebuilt.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import argparse
 import calendar
 import json
 import re
+import shutil
 import sys
 import time
 from datetime import date, datetime, timedelta, timezone
@@ -176,12 +182,33 @@ def build(path: Path, conversation: dict) -> datetime:
     return last + timedelta(days=1)
 
 
+def _store(conversation: dict, number: int, tmp: Path, stores: Path | None) -> tuple[Path, datetime, bool]:
+    """(repository, the moment it is read, whether it was consolidated now): built in `tmp`, or in `stores` once
+    and reused from there (a `read_at` file beside it marks a finished build)."""
+    if stores is None:
+        path = tmp / "repo"
+        return path, build(path, conversation), True
+    home = stores / f"conversation-{number}"
+    path, read_at = home / "repo", home / "read_at"
+    if read_at.is_file():
+        return path, datetime.fromisoformat(read_at.read_text().strip()), False
+    if home.exists():  # an interrupted build: start again
+        shutil.rmtree(home)
+    home.mkdir(parents=True)
+    return path, build(path, conversation), True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, help="LoCoMo's data/locomo10.json")
     parser.add_argument("--misses", action="store_true", help="list the questions answered wrong")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--stores", type=Path, metavar="DIR",
+                        help="keep the consolidated stores in DIR and reuse them on the next run")
     args = parser.parse_args()
+    if args.stores is not None and args.stores.exists() and not args.stores.is_dir():
+        print(f"locomo_date_bench: --stores {args.stores} is not a directory", file=sys.stderr)
+        return 2
     try:
         data = json.loads(args.path.read_text())
     except (OSError, ValueError) as exc:
@@ -195,10 +222,12 @@ def main() -> int:
         conversation = data[number - 1]
         questions = [q for q in conversation["qa"] if q.get("category") == TEMPORAL]
         with TemporaryDirectory() as tmp:
-            path = Path(tmp) / "repo"
-            now = build(path, conversation["conversation"])
+            path, now, fresh = _store(conversation["conversation"], number, Path(tmp), args.stores)
             services = build_services(MemoryStore(GitStore(path)), Settings(), FixedClock(now))
-            trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
+            if fresh:
+                trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
+                if args.stores is not None:
+                    (path.parent / "read_at").write_text(now.isoformat())
             index = ReadCache(GitStore(path).common_dir).load()
             store = MemoryStore(GitStore(path))
             mine = good = 0
@@ -218,7 +247,8 @@ def main() -> int:
                 good += ok
                 if not ok:
                     misses.append({"conversation": number, "q": q["question"], "gold": q["answer"],
-                                   "answer": answer.answer, "confidence": answer.confidence})
+                                   "answer": answer.answer, "confidence": answer.confidence,
+                                   "reasoning": answer.reasoning})
         results["conversations"].append({"conversation": number, "date_questions": mine, "right": good})
         right += good
         asked += mine
