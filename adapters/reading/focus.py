@@ -12,7 +12,7 @@ block, lower the more they are spread.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from memactors.actors.algorithms.passage import blocks, question_stems, stem, tidy
 
@@ -31,16 +31,22 @@ def stem_weights(weights: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-def _held(text: str, wanted: Iterable[str]) -> set[str]:
-    return {stem(w) for w in _WORD.findall(_PATH.sub(" ", text)) if len(w) > 1} & set(wanted)
+def _held(text: str, wanted: Mapping[str, float]) -> set[str]:
+    """The stems of `wanted` `text`'s words hold, a path's or URL's parts left out."""
+    if "/" in text or "\\" in text:
+        text = " ".join(t for t in text.split() if not (("/" in t or "\\" in t) and _PATH.fullmatch(t)))
+    return {found for word in set(_WORD.findall(text)) if len(word) > 1 and (found := stem(word)) in wanted}
 
 
 def focus(text: str, weights: Mapping[str, float]) -> float:
     """The weight of the question's stems (`weights`: stem -> IDF) `text`'s best block holds over the weight the
     whole text holds; 1.0 when it holds none, or is one block."""
     body = tidy(text)
-    whole = sum(weights[s] for s in _held(body, weights))
     spans = blocks(body)
-    if whole <= 0 or len(spans) <= 1:
+    if len(spans) <= 1:
         return 1.0
-    return max(sum(weights[s] for s in _held(body[a:b], weights)) for a, b in spans) / whole
+    held = [_held(body[a:b], weights) for a, b in spans]
+    whole = sum(weights[s] for s in set().union(*held))
+    if whole <= 0:
+        return 1.0
+    return max(sum(weights[s] for s in found) for found in held) / whole
