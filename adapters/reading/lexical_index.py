@@ -35,6 +35,13 @@ _QUESTION_WORDS = frozenset(
     "a an and are as at be by can could did do does for from had has have how i if in is it its it's me my of on "
     "or our should so that the their then there these they this to us was we were what what's when where which "
     "who whom why will with would you your use used using get got".split())
+#: Words a question is framed in, not its subject ("now that it's no longer one class", "why do we keep them"): they
+#: count in a row's share of the question's words but rank nothing by BM25, where a store of technical notes makes
+#: them rare and so heavy, lifting whichever note happens to say them.
+FRAME_WORDS = frozenset(
+    "no not one now just them up being something anything but other others only need actually any some also into "
+    "out about than more still all very really here instead longer ever yet same own much many keep kept happen "
+    "happens happened thing things way ways kind want wants going show shows".split())
 
 
 class LexicalMatch:
@@ -124,7 +131,7 @@ def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | 
         try:
             if db.execute("SELECT value FROM stamp").fetchone() != (stamp,):
                 return None
-            return match_words(db, words, depth)
+            return match_words(db, words, depth, frame=FRAME_WORDS)
         finally:
             db.close()
     except sqlite3.Error:
@@ -152,8 +159,10 @@ def idf(total: int, holding: int) -> float:
     return math.log(1 + (total - holding + 0.5) / (holding + 0.5))
 
 
-def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> LexicalMatch:
-    """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch)."""
+def match_words(db: sqlite3.Connection, words: list[str], depth: int,
+                frame: frozenset[str] = frozenset()) -> LexicalMatch:
+    """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch); the
+    words of `frame` count in the shares but not in BM25 (unless every word is one)."""
     if not words:
         return LexicalMatch({}, [])
     total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
@@ -166,7 +175,8 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int) -> Lexical
             holding[w] = rows_matching(db, prefix)
     best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
                       "ORDER BY rank LIMIT ?",
-                      (*FIELD_WEIGHTS, " OR ".join(terms.values()), depth)).fetchall()
+                      (*FIELD_WEIGHTS, " OR ".join([t for w, t in terms.items() if w not in frame]
+                                                   or terms.values()), depth)).fetchall()
     weights = {w: idf(total, len(rows)) for w, rows in holding.items()}
     known = sum(weight for w, weight in weights.items() if holding[w])
     share: dict[int, float] = {}
