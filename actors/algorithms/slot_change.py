@@ -161,8 +161,9 @@ _LEAD_IN = re.compile(r",\s+(?:and\s+)?(?:so|but|hence|therefore|thus)\s+|\s+but
 _VOCATIVE = re.compile(r"^([A-Z][a-z]{1,15}),\s+(?=(?:I|I'd|I'm|I've|I'll|we|we're|we've|we'll|please|let's|from|going|"
                        r"moving|remember|make|always|never|for|now|as|in|when|starting)\b)")
 #: A sentence opened by the time it holds for ("For this next feature release, ...", "For today's task, ...").
-_FOR_NOW = re.compile(r"^(?:for|during)\s+(?:this|today's|the\s+next|this\s+next|the\s+time\s+being)\b[^,]{0,40},\s+(?=\S)",
-                      re.IGNORECASE)
+_FOR_NOW = re.compile(r"^(?:for|during)\s+(?:the\s+time\s+being|(?:this|today's|the\s+next|this\s+next)\s+"
+                      r"(?:[\w-]+\s+){0,2}?(?:release|sprint|hotfix|iteration|week|month|quarter|phase|milestone|demo|"
+                      r"session|task|launch|spike|deadline|feature|day|review))\b[^,]{0,40},\s+(?=\S)", re.IGNORECASE)
 #: Words that open a sentence without saying what it is about ("Firstly, ...", "To that end, ...").
 _OPENING = re.compile(r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|to\s+(?:that|this)\s+end|also|additionally|"
                       r"finally|lastly|now|so|well|okay|ok|and|yes)\b[,\s]*)+", re.IGNORECASE)
@@ -173,8 +174,10 @@ def _without_lead_in(text: str) -> str:
     boundary when it names no value of its own (no quote, name or number) or the rest says it is a change
     ("We've used Jira, but going forward use Asana ..."): the lead-in's words are not the slot."""
     text = _OPENING.sub("", text)
-    if (called := _VOCATIVE.match(text)) is not None and called[1].lower() not in _KNOWN_TOOLS:
-        text = text[called.end():]  # "Jorge, I need you to ...": whom the mentor speaks to is no part of the rule
+    if (called := _VOCATIVE.match(text)) is not None and called[1].lower() not in _KNOWN_TOOLS \
+            and not called[1].lower().endswith("ly") and re.search(r"\byou\b", text, re.IGNORECASE):
+        # "Jorge, I need you to ...": whom the rule is said to is no part of it ("Locally, we ..." is a scope)
+        text = text[called.end():]
     text = _FOR_NOW.sub("", text)  # "for this next release, ...": when it holds, not what it is about
     cut = 0
     for m in _LEAD_IN.finditer(text):
@@ -319,7 +322,9 @@ def _role_words(role: str) -> set[str]:
     Empty when the role only names a scope ("your projects")."""
     role = _DETERMINERS.sub("", re.sub(r"\s*\([^)]*\)", "", role).strip())  # "... environment (IDE)"
     role = re.sub(r"(?i)\s+(?:up\s+)?(?:until|till|so\s+far)\b.*$", "", role)  # "for communication up until now"
-    role = re.sub(r"(?i)\s+(?:is|are|was|were|will|would|can|should)\b.*$", "", role)  # "for work calls is our policy"
+    if not re.search(r"(?i)\b(?:that|which|who)\s+(?:is|are|was|were|will|would|can|should)\b", role):
+        # "for work calls is our policy" (not "for sessions that are short-lived": that says which sessions)
+        role = re.sub(r"(?i)\s+(?:is|are|was|were|will|would|can|should)\b.*$", "", role)
     carried = _CARRIED.match(role)
     if carried is not None and set(words(carried["head"])) - _ROLE_ADJECTIVES <= _CARRIER:
         role = _DETERMINERS.sub("", carried["role"].strip())
@@ -339,6 +344,13 @@ def _role_words(role: str) -> set[str]:
 _INSTEAD_OF = re.compile(r"\s*,?\s+(?i:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?i:(?:the|our|your|any)\s+)?"
                          r"(?i:(?:previously|formerly|earlier)\s+\w+\s+|(?:old|current|previous|earlier)\s+)?"
                          r"(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`|[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
+def _used_as(working: re.Match) -> str:
+    """ "use " for what one works on as a machine or an editor ("as your main machine"); else the words as said
+    ("work on the migration as a priority" is a task)."""
+    role = re.split(r"(?i)\bas\s+", working.string[working.end():], maxsplit=1)[-1]
+    return "use " if _family(frozenset(_role_words(role))) in ("machine", "write") else working[0]
+
+
 #: "By prefixing attribute names with 'i_', we signal ...": what is done, then what it is for.
 _BY_DOING = re.compile(r"^by\s+(?P<doing>[a-z]+ing\s+[^,;]{3,80}?),\s+(?:we|you|it|this|they)\b", re.IGNORECASE)
 #: Preferring one thing over another ("prioritize TPUs over GPUs"): the other is what is passed over.
@@ -370,6 +382,20 @@ _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|
                         r"building))\b(?!\s+(?!(?:for|to|on|in|at|from|when|while|instead|going|moving|with|as|every|each|"
                         r"more|and|or|so|because|during|from|now|today|again|we|you|they|i|that|which|where|there|here|by|near|"
                         r"next|upstairs|downstairs)\b)[a-z])", re.IGNORECASE)  # "the office phone" is no place
+#: What a place used is for, when it is for work itself ("use the quiet room for your work", "... to focus").
+_FOR_WORK = re.compile(r"^\W*(?:\w+\s+){0,5}?(?:for|to)\s+(?:(?:your|our|all|the)\s+)*(?:work|coding|code|focus)",
+                       re.IGNORECASE)
+
+
+def _works_there(place: re.Match, text: str) -> bool:
+    """Whether a place matched is where one works: said with a verb of working, or used with no purpose said or
+    for work itself ("use the incidents room for outages" is a room's purpose, no workplace)."""
+    if not re.match(r"(?i)us|utili", place[0]):
+        return True
+    after = text[place.end():]
+    return not re.search(r"(?i)\b(?:for|to)\b", after) or _FOR_WORK.match(after) is not None
+
+
 #: A tool named after its role: "our version control system, Bitbucket", "a tool we use for project management:
 #: Monday", "our coding assistant — it's called TabNine".
 _APPOSITIVE = re.compile(r"\b(?:our|the|an?|your)\s+(?P<role>[a-z][a-z-]*(?:\s+(?:[a-z][a-z-]*|[A-Z]{2,5}))"
@@ -377,6 +403,8 @@ _APPOSITIVE = re.compile(r"\b(?:our|the|an?|your)\s+(?P<role>[a-z][a-z-]*(?:\s+(
                          r"(?P<use>\s+(?:we|that|which|i)\s+(?:use|rely\s+on|have|prefer)\b[^,:;—–]{0,40}?)?"
                          r"\s*(?:,|:|—|–|\s-)\s*(?:(?:it's|it\s+is|called|named)\s+)?"
                          r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2})\s*[.!]?$")
+#: "a bug in the customer UI, Firefox": a thing named where something happened, not a role's tool.
+_IN_THE = re.compile(r"\b(?:in|on|of|for|against|from|into|at|with)\s*$", re.IGNORECASE)
 _USED_FOR = re.compile(r"\bfor\s+(?P<role>[^,:;—–]+)$", re.IGNORECASE)
 
 
@@ -482,7 +510,7 @@ def slot_of(sentence: str) -> Slot | None:
     said = _INSTEAD_OF.sub("", _without_reason(sentence.strip())).strip().rstrip(".!")
     if _PREFER.search(said):  # "we prefer TPUs over GPUs": the one passed over is not a value said
         said = _OVER.sub("", said)
-    said = _WORK_ON_AS.sub("use ", said)  # "work on a Linux desktop as your main machine": used as that
+    said = _WORK_ON_AS.sub(_used_as, said)  # "work on a Linux desktop as your main machine": used as that
     if (by := _BY_DOING.match(said)) is not None:  # "By prefixing attribute names with 'i_', we signal ...": the
         said = by["doing"]  # convention is what is done; the rest says what it is for
     text = _without_lead_in(said)
@@ -503,11 +531,13 @@ def slot_of(sentence: str) -> Slot | None:
         if len(frame) >= 1:
             return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
                         sentence=sentence, whole=_frame(text, []))
-    if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text):
+    if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text) \
+            and _works_there(place, text):
         # "set up your workstation in the common area", "go to the IT room to work": where one works holds one place
         return Slot(frame=frozenset({"workplace"}), value=" ".join(place["v"].split()), positive=positive,
                     exclusive=_ADDITIVE.search(text) is None, sentence=sentence, whole=_frame(text, []), role=True)
-    if (named := _APPOSITIVE.search(said)) is not None and (called_role := _appositive_role(named)):
+    if (named := _APPOSITIVE.search(said)) is not None and not _IN_THE.search(said[: named.start()]) \
+            and (called_role := _appositive_role(named)):
         # "our version control system, Bitbucket", "a tool we use for project management: Monday"
         return Slot(frame=frozenset(called_role), value=named["v"], positive=positive,
                     exclusive=_ADDITIVE.search(said) is None, sentence=sentence, whole=_frame(said, []), role=True)
@@ -569,11 +599,15 @@ def slot_of(sentence: str) -> Slot | None:
     frame = _frame(text, values + [v.split()[-1] for v in values if " " in v])
     if is_count:  # "three days a week" / "twice a week": the frame is what is counted, not the unit
         frame -= _COUNT_UNITS
-        things = {words(m["thing"])[0] for m in _COUNTED_THING.finditer(text) if words(m["thing"])}
+        found = list(_COUNTED_THING.finditer(text))
+        things = {words(m["thing"])[0] for m in found if words(m["thing"])}
         if len(counted) == 1 and len(things) == 1 and not things & _NOT_THINGS and _ASKED_FOR.search(sentence):
             # "use a single monitor when coding" / "set up your workstation with two monitors": how many of a
-            # thing one works with is one slot, however the rest is said
-            return Slot(frame=frozenset({f"count:{things.pop()}"}), value=counted[0], positive=positive,
+            # thing one works with is one slot, however the rest is said; what it is of stays ("two replicas of
+            # the web service" / "three replicas of the worker service")
+            whose = re.split(r"(?i)\b(?:when|while|whenever)\b", text[found[0].end():])[0]
+            of = {f"of:{w}" for w in words(whose) if w not in _DIRECTIVE | _SCOPE_WORDS}
+            return Slot(frame=frozenset({f"count:{things.pop()}"}) | of, value=counted[0], positive=positive,
                         exclusive=_ADDITIVE.search(text) is None, sentence=sentence, whole=_frame(text, []),
                         counted=True)
     if len(frame) < (1 if not values or measured else 2):  # "a break every 60 minutes": the unit says much
@@ -663,7 +697,8 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
             if (change := _slot_change(a, b, newer)) is not None:
                 return change
     a, b = rule_object(newer), rule_object(older)
-    if a is not None and b is not None and a.frame == b.frame and a.positive != b.positive:
+    if a is not None and b is not None and a.frame == b.frame and a.positive != b.positive \
+            and _same_scope(newer, older):
         return SlotChange(a, b)  # "always use a linter" after "avoid using a linter in your code"
     return None
 
@@ -672,7 +707,7 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
 #: after the verb, before where or when it applies.
 _RULE_OBJECT = re.compile(
     r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
-    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt\w*|implement\w*|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
+    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
     r"forget\s+about)\s+"
     r"(?:(?:a|an|the|any|your|our|only|of|use)\s+)*"
     r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
@@ -687,6 +722,26 @@ _ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|r
                         r"like\s+you|expect\s+you|importance|important|from\s+now\s+on|going\s+forward|"
                         r"moving\s+forward|under\s+no\s+circumstances|emphasi[sz]e|advise\w*|recommend\w*|"
                         r"encourag\w*|insist\w*|requir\w*|should|must|policy|policies)\b", re.IGNORECASE)
+
+
+#: Words that say a rule changed, not where it applies.
+_TURNED_WORDS = frozenset(words("now forward going moving longer anymore instead"))
+
+
+def _rule_scope(sentence: str) -> tuple[bool, frozenset[str]]:
+    """Whether a sentence's rule verb builds something (adopt, implement), and the words of where it applies."""
+    for m in _RULE_OBJECT.finditer(sentence):
+        rest = _CLAUSE_START.split(sentence[m.end("obj"):])[0]
+        return re.match(r"(?i)adopt|implement", m[0]) is not None, \
+            frozenset(words(rest)) - _DIRECTIVE - _TURNED_WORDS - _SCOPE_WORDS
+    return False, frozenset()
+
+
+def _same_scope(newer: str, older: str) -> bool:
+    """A rule to adopt or implement a thing turns another round only where both apply the same (one where's words
+    in the other's): "implement retries in the SDK" is a task of the SDK, not the gateway's rule."""
+    (built_a, a), (built_b, b) = _rule_scope(newer), _rule_scope(older)
+    return not (built_a or built_b) or a <= b or b <= a
 
 
 def rule_object(sentence: str) -> Slot | None:
@@ -812,8 +867,14 @@ def _same_frame(a: Slot, b: Slot) -> bool:
         if bool(a.frame & b.frame) and len(a.frame ^ b.frame) <= 1:
             return True
         # "set a timer and take a short break every 80 minutes": the same measure said with how to keep it
-        small, large = sorted((a.frame, b.frame), key=len)
-        return len(small & large) >= 1 and len(small - large) <= 1 and len(large - small) <= MAX_MEASURE_EXTRA
+        # (the words more only from another clause, one without a number: "limit commit subjects to 50 characters"
+        # is not "limit lines to 100 characters")
+        small, large = sorted((a, b), key=lambda slot: len(slot.frame))
+        aside = {w for c in re.split(r",?\s+and\s+|;\s+", large.sentence) if not re.search(r"\d", c)
+                 for w in _frame(c, [])}
+        extra = large.frame - small.frame
+        return len(small.frame & large.frame) >= 1 and len(small.frame - large.frame) <= 1 \
+            and len(extra) <= MAX_MEASURE_EXTRA and extra <= aside
     if not (a.role and b.role):
         return False
     if 1 in (len(a.frame), len(b.frame)) and _initials(a.frame) and _initials(a.frame) == _initials(b.frame):
@@ -826,7 +887,7 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     if _family(a.frame) and _family(a.frame) == _family(b.frame):  # "internal communication" / "chat"
         return True
     small, large = sorted((plain_a, plain_b), key=len)
-    if len(small) >= MIN_ROLE_WORDS and small <= large:
+    if len(small - {"work"}) >= MIN_ROLE_WORDS and small <= large:  # "work events" is one word of role
         return True
     # "video calls and messaging" / "video calls and conferences": the role both name first is the same
     return len(plain_a & plain_b) >= MIN_ROLE_WORDS and bool(a.head) and a.head == b.head and \

@@ -441,3 +441,20 @@ def test_what_a_convention_is_done_by_and_a_role_within_a_team() -> None:
     change = slot_change("We now use Jitsi for video calls and messaging within the team.",
                          "Going forward, use Webex for our video calls and conferences.")
     assert change is not None and "'Webex' -> 'Jitsi'" in change.reason()
+
+
+def test_notes_that_only_look_like_one_slot_changed_are_left_alone() -> None:
+    """Guards of the rules above, in the words an agent's notes use: two things, not one slot with two values."""
+    pairs = [
+        ("Cap commit subjects at 50 characters.", "Cap lines at 100 characters."),  # measures of two things
+        ("Always run two replicas of the web service.", "Please run three replicas of the queue worker."),
+        ("Please work on the CSV export as a priority.", "Please work on the flaky login test as a priority."),
+        ("Locally, we cap the worker pool at 4.", "We cap the worker pool at 16."),  # a scope, no name
+        ("For this repo, the default branch is 'develop'.", "The default branch is 'main'."),
+        ("Never implement retries in the SDK.", "We should implement retries in the API gateway."),
+        ("Fixed a layout bug in the customer UI, Firefox.", "Fixed the login bug in the customer UI, Safari."),
+        ("Use Redis for sessions that are short-lived.", "Use Postgres for sessions that are long-lived."),
+        ("Use the team calendar for work events.", "Use Google Calendar for external work events."),
+        ("Use the incidents room for outages.", "Use the deploys room for release announcements."),
+    ]
+    assert [(new, old) for new, old in pairs if slot_change(new, old) is not None] == []
