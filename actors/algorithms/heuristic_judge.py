@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import replaced_in, words
 from memactors.actors.algorithms.lifecycle import is_record, later_stage
-from memactors.actors.algorithms.resolution import resolved_in_body, resolved_problem
+from memactors.actors.algorithms.resolution import resolved_in_body, resolved_problem, written_with_fix
 from memactors.actors.algorithms.revision import numbers_changed, retracted, revised_diagnosis
 from memactors.actors.algorithms.slot_change import same_value, slot_change, slot_of, statement
 from memactors.actors.algorithms.task_progress import later_state
@@ -59,7 +59,7 @@ DECIDED = frozenset({"decisions", "patterns"})
 STAGED = frozenset({"decisions"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 6
+RULES = 7
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (docs/consolidation.md).
@@ -176,7 +176,7 @@ def judge_pair(newer: Memory, older: Memory, similarity: float, *,
                               "code, narration or lead-in)")
     fixed = resolved_problem(newer.summary, older.summary, older.namespace) or resolved_in_body(
         new_text, older.summary, older.namespace)
-    if fixed is not None:
+    if fixed is not None and not written_with_fix(older.namespace, abs(newer.timestamp - older.timestamp)):
         return Verdict(**base, relation=Relation.SUPERSEDES, confidence=CONFIDENCE,
                        reason=f"reports fixed the problem the older memory states (matched: {', '.join(fixed)})")
     moved = numbers_changed(new_raw, old_raw)

@@ -15,6 +15,7 @@ words before its state ("Plugin cache" of "Plugin cache is stale"; two words at 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from functools import lru_cache
 
 from memactors.actors.algorithms.change_claim import holds, words
@@ -59,6 +60,16 @@ _STATE_WORDS = frozenset(words(
     "block blocks blocking blocker unavailable broken fail fails failing fixed resolved working works functional "
     "running now fully stale missing down crash crashes hang hangs error errors issue issues problem bug due "
     "still cannot can't don't doesn't not all"))
+#: A learning captured this close to its fix was written with it: the lesson of the fix ("Port conflict blocking
+#: Docker Compose services", saved with "Fixed Docker Compose stack"), never a problem the fix then ended.
+WRITTEN_WITH_FIX = timedelta(minutes=1)
+
+
+def written_with_fix(older_namespace: str, apart: timedelta) -> bool:
+    """Whether an older learning was captured with the fix that names its problem (see WRITTEN_WITH_FIX)."""
+    return older_namespace == "learnings" and apart < WRITTEN_WITH_FIX
+
+
 #: Shared words needed, and the share of the problem's words the fix must name.
 MIN_SHARED = 2
 SHARE = 0.5

@@ -70,3 +70,18 @@ def test_a_blocker_is_ended_by_a_fix_told_in_a_later_body_naming_what_it_is_abou
     wondered = memory("Registry pull tested", "Testing the pull to verify if the schema registry cache is resolved.",
                       days=1, ns="learnings")
     assert judge_pair(wondered, blocker, 0.0).relation is not Relation.SUPERSEDES
+
+
+def test_a_learning_captured_with_its_fix_is_its_lesson_not_a_problem_the_fix_ended() -> None:
+    from datetime import timedelta
+
+    learned = memory("Stale socket file blocking the metrics sidecar", ns="learnings", days=1)
+    fix = memory("Fixed the metrics sidecar - stale socket file removed on start", ns="progress", days=1)
+
+    def at(m, seconds: float):
+        return m.model_copy(update={"timestamp": learned.timestamp + timedelta(seconds=seconds)})
+
+    assert judge_pair(at(fix, 2), learned, 0.6).relation is not Relation.SUPERSEDES
+    assert judge_pair(at(fix, 20 * 60), learned, 0.6).relation is Relation.SUPERSEDES
+    blocker = learned.model_copy(update={"namespace": "blockers"})  # a blocker saved with its fix is still ended
+    assert judge_pair(at(fix, 2), blocker, 0.6).relation is Relation.SUPERSEDES
