@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.consolidate_bench import machine  # noqa: E402
-from bench.real_store_audit import _canon, _consolidate, _copy, copies_of  # noqa: E402
+from bench.real_store_audit import _canon, consolidated_copy, copies_of  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.operations.answer import NOT_SAID, answer  # noqa: E402
@@ -46,18 +46,6 @@ from memactors.events.read_model import EntryKind  # noqa: E402
 
 ANSWERABLE = ROOT / "bench" / "labels" / "real_store_questions.json"
 UNANSWERABLE = ROOT / "bench" / "labels" / "real_store_unanswerable.json"
-
-
-def _store(path: Path, work: Path) -> tuple[Path, object]:
-    """The consolidated private copy of `path` in `work` (made once), and an embedder for asking it."""
-    repo = work / "store"
-    if (repo / ".git" / "memactors").is_dir():
-        from memactors.adapters.models.embeddings import embedder_from_env
-
-        return repo, embedder_from_env()
-    repo = _copy(path, work)
-    _report, embedder = _consolidate(repo)
-    return repo, embedder
 
 
 def ask(repo: Path, embedder, question: str, limit: int) -> tuple[dict, float]:
@@ -162,7 +150,7 @@ def main() -> int:
     with TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        repo, embedder = _store(args.path, work)
+        repo, embedder = consolidated_copy(args.path, work)
         copy_of = copies_of(MemoryStore(GitStore(repo)))
         ask(repo, embedder, "warm up", args.limit)
         asked, took = answerable(repo, embedder, answers, copy_of, args.limit, args.verbose)

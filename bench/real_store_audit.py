@@ -71,6 +71,19 @@ def _consolidate(repo: Path) -> tuple[dict, object]:
     return json.loads(report.model_dump_json()), services.embedder
 
 
+def consolidated_copy(path: Path, work: Path) -> tuple[Path, object]:
+    """The consolidated private copy of `path` in `work` (made once, reused when `work` holds one), and an
+    embedder for asking it (bench/answer_bench.py and bench/relevance_bench.py keep theirs this way)."""
+    repo = work / "store"
+    if (repo / ".git" / "memactors").is_dir():
+        from memactors.adapters.models.embeddings import embedder_from_env
+
+        return repo, embedder_from_env()
+    repo = _copy(path, work)
+    _report, embedder = _consolidate(repo)
+    return repo, embedder
+
+
 def _kept(repo: Path) -> tuple[dict, object]:
     """A copy consolidated by an earlier `--keep` run: its report, and the embedder a run would use."""
     services = build_services(MemoryStore(GitStore(repo)), Settings(), SystemClock())

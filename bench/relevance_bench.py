@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.consolidate_bench import machine  # noqa: E402
-from bench.real_store_audit import _canon, _consolidate, _copy, copies_of  # noqa: E402
+from bench.real_store_audit import _canon, consolidated_copy, copies_of  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
 from memactors.adapters.operations.recall import recall  # noqa: E402
@@ -66,19 +66,6 @@ def _words(text: str) -> set[str]:
 
 def _flat(text: str) -> str:
     return " ".join(text.replace("…", " ").split()).casefold()
-
-
-def _store(path: Path, work: Path) -> tuple[Path, object]:
-    """The consolidated private copy of `path` in `work` (made once; as bench/answer_bench.py keeps it), and an
-    embedder for asking it."""
-    repo = work / "store"
-    if (repo / ".git" / "memactors").is_dir():
-        from memactors.adapters.models.embeddings import embedder_from_env
-
-        return repo, embedder_from_env()
-    repo = _copy(path, work)
-    _report, embedder = _consolidate(repo)
-    return repo, embedder
 
 
 def absent_words_held(store: MemoryStore, questions: list[dict]) -> list[str]:
@@ -200,7 +187,7 @@ def main() -> int:
     with TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        repo, embedder = _store(args.path, work)
+        repo, embedder = consolidated_copy(args.path, work)
         store = MemoryStore(GitStore(repo))
         held = absent_words_held(store, absent)
         copy_of = copies_of(store)
