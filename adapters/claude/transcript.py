@@ -7,7 +7,10 @@ file, so the conversation is the path from the newest main-chain message back
 to the root, not every line. Compaction writes a `system` line of subtype
 `compact_boundary` whose `parentUuid` is null and whose `logicalParentUuid`
 names the last message before it; the next user line is the compacted
-summary (`isCompactSummary`), a restatement, not a turn. Subagents' lines carry
+summary (`isCompactSummary`), a restatement, not a turn. Older versions (2.1.78)
+chain `progress` lines (hook output) from the tool call they report on, and the
+next turn continues from the last of them: such a chain is read as following
+the message written before it, not as a branch. Subagents' lines carry
 `isSidechain: true` (in the session's file or their own). Tool calls and tool
 results (`tool_use` blocks, `tool_result` blocks with `toolUseResult`),
 thinking, `isMeta` lines, slash-command wrappers (not the words typed after
@@ -99,6 +102,7 @@ class _Node:
     parent: str | None
     line: int
     main: bool  # a user or assistant message of the main chain (a possible leaf)
+    progress: bool = False  # a `progress` line: its parent is the tool call it reports on, not the last message
 
 
 def _text_of(message: Any, role: str) -> str:
@@ -216,6 +220,21 @@ def _lines(path: Path, limit: int):
             offset += len(raw)
 
 
+def _written_before(nodes: dict[str, _Node], mains: list[tuple[int, str]], line: int, origin: str) -> str:
+    """The newest main-chain message written before `line` that descends from `origin` (the tool call a
+    progress chain reports on), or `origin` when none does: the conversation a progress chain continues."""
+    low = nodes[origin].line
+    for at in range(bisect.bisect_left(mains, (line, "")) - 1, -1, -1):
+        if mains[at][0] <= low:
+            break
+        current: str | None = mains[at][1]
+        while current is not None and current in nodes and nodes[current].line > low:
+            current = nodes[current].parent
+        if current == origin:
+            return mains[at][1]
+    return origin
+
+
 def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LINE_BYTES) -> TranscriptRead:
     """The turns on the conversation's path whose lines begin at or after byte `start`.
 
@@ -270,7 +289,7 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
         if sidechain and offset >= start:
             out.sidechain_lines += 1
         main = kind in ("user", "assistant") and not sidechain
-        nodes[uuid] = _Node(parent if isinstance(parent, str) else None, number, main)
+        nodes[uuid] = _Node(parent if isinstance(parent, str) else None, number, main, kind == "progress")
         message = doc.get("message")
         if kind == "assistant" and not sidechain and isinstance(message, dict) \
                 and isinstance(message.get("content"), list):
@@ -315,6 +334,8 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
         if parent is not None and (parent not in nodes or nodes[parent].line >= node.line):
             before = bisect.bisect_left(mains, (node.line, "")) - 1
             parent = mains[before][1] if before >= 0 else None
+        elif node.progress and parent is not None and not nodes[parent].progress:
+            parent = _written_before(nodes, mains, node.line, parent)
         current = parent
     out.path_uuids = path_uuids
     on_path = [t for t in pending.values() if t.uuid in path_uuids]

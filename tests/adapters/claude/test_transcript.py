@@ -181,3 +181,25 @@ def test_the_words_typed_after_a_slash_command_are_the_users(tmp_path: Path) -> 
     w.command("cost", "Total cost: $0.12")  # no words typed after it: nothing read
     path = w.write(tmp_path)
     assert _texts(path) == ["The application must argue feasibility and the competitor analysis."]
+
+
+def test_a_progress_chain_from_an_earlier_tool_call_continues_the_conversation_not_a_branch(tmp_path: Path) -> None:
+    # as Claude Code 2.1.78 writes hook output: `progress` lines chained from the tool call they report on, and the
+    # user's next turn chained from the last of them
+    w = SessionWriter("0b6c1c1e-7878-4a52-9a57-6d9a1b3c7878")
+    w.user("Why are two server processes running?")
+    w.assistant(tools=(("Bash", {"command": "ps aux | grep server"}, "501 server\n502 server"),))
+    tool_call = next(line for line in reversed(w.lines) if line["type"] == "assistant")["uuid"]
+    w.assistant("Two server processes are normal: a parent and its worker.")
+    parent = tool_call
+    for i in range(3):
+        line = w._base("progress", parent=parent)
+        line.update({"data": {"type": "hook_progress", "hookEvent": "PostToolUse"}, "toolUseID": f"toolu_{i}",
+                     "parentToolUseID": f"toolu_{i}"})
+        w.lines.append(line)
+        parent = line["uuid"]
+    w.rewind(parent)
+    w.user("Good, now restart it at login.")
+    assert _texts(w.write(tmp_path)) == ["Why are two server processes running?",
+                                         "Two server processes are normal: a parent and its worker.",
+                                         "Good, now restart it at login."]
