@@ -9,14 +9,15 @@ the user wrote (its decision sections, one proposal each), the reason the user g
 a tool call and what the user typed while the agent worked (read as the user's
 own turns). In what was said: an explicit marker (`[decision] ...`, `▶ learned ───`
 blocks, `:::blocker` blocks, the markers git-notes-memory's users already
-type), a decision the user states ("let's use uv for dependencies", "from now
-on we ...", "we decided to ..."), a lesson the user states ("turns out ...",
+type), a decision the user states ("let's use uv for dependencies", "let's turn on X", "let's do x = 30", "from now
+on we ...", "we decided to ...", "the frontend code needs to be in root"), a lesson the user states ("turns out ...",
 "TIL ..."), a blocker the user names, and a labelled conclusion of the agent
 ("Decision: ...", "Root cause: ...", "The root cause was ..."), a cause or
 gotcha the agent states plainly ("found a bug: ...", "X isn't available in
 Node 18", "X only governs Y", "... by default", "X has a precedence bug", "X
 needs Y so Z can ...", "X and Y both require ...", "Interesting — ...", "X is
-A, not B", "No <named thing> exists on Y", "X isn't installed yet", "The reason this is hard: ..."), the agent's
+A, not B", "No <named thing> exists on Y", "X isn't installed yet", "The reason this is hard: ...", "The stale
+`server.pid` blocked startup", "Render's docs confirm: ..."), the agent's
 choice against a named option ("I'd add a fourth status rather than ..."; not one about the moment's work), a
 setting it puts in a named config file (never `.env`), what it says it captured ("Here's what I captured:" and
 its bullets), its own "Decisions" sections, a change the user orders against a named alternative ("Fix: change
@@ -29,7 +30,7 @@ you ...", "start your function names with ...", "add X to all your methods"),
 wherever they stand in a sentence after a lead-in; a "them" right after the
 verb is read as what the sentence or clause before named. A
 lead-in ending in ":" is read with the bullets it introduces; text
-hard-wrapped at a fixed width is rejoined before sentences are cut. A turn in
+hard-wrapped at a fixed width is rejoined before sentences are cut (short lines typed one by one are not). A turn in
 another language than English is not read (counted by `foreign`); an answer or a plan is, by its structure. Never a
 question, a plan still hedged, a status update, a transient error, code, or
 the agent narrating its work (nor its guess, the user's words said back, its next step, its report of what it
@@ -96,7 +97,7 @@ _USER_DECISION = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|right|so|yes|yeah|good|great|fine|cool)[,.!]?\s+)?(?:"
     r"(let'?s|let\s+us)\s+(?=(?:use|go\s+with|switch|move|keep|stick|standardi[sz]e|adopt|drop|pin|replace|store|"
     r"put|make|require|target|support|run|ship|cap|limit|stop|always|never|avoid|follow|import|rely\s+on|"
-    r"start\s+using)\b"
+    r"start\s+using|turn\s+(?:on|off)|enable|disable|set|do\s+(?=[\w.-]+\s*=\s*\w))\b"
     r"|(?:start|end|begin|prefix)\s+(?:(?:all|every|each|our|your|the)\s+)*(?:[\w-]+\s+){0,3}names?\b)"
     r"|(we'?ll|we\s+will|we'?re\s+going\s+to|we\s+are\s+going\s+to)\s+(?=(?:use|go\s+with|switch|keep|stick|"
     r"standardi[sz]e|adopt|drop|pin|store|require|target|support|stop|start\s+using)\b)"
@@ -144,7 +145,9 @@ _TURNED_DOWN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b|(?:\s[—–-]|,)
 _WORK_OF_THE_MOMENT = re.compile(r"\b(?:tools?|commands?|manually|by\s+hand|this\s+(?:file|session|run|time|turn)|"
                                  r"workaround|let\s+me)\b", re.IGNORECASE)
 #: A reason or catch the agent names before a colon: "The reason this is hard: RWA tokens are permissioned".
-_REASON_LEAD = re.compile(r"^(?:the\s+)?(?:reason|catch|key\s+insight|takeaway|trick|caveat)\b[^:.?]{0,50}:\s+(?=\w)",
+_REASON_LEAD = re.compile(r"^(?:the\s+)?(?:reason|catch|key\s+insight|takeaway|trick|caveat)\b[^:.?]{0,50}:\s+(?=\w)"
+                          # what a named tool's documentation confirms: "Render's docs confirm: persistent disks ..."
+                          r"|^(?:[\w'’.-]+\s+){1,3}(?:docs|documentation)\s+(?:confirm|confirms|confirmed)\s*:\s+(?=\w)",
                           re.IGNORECASE)
 #: A setting in a named configuration file, as the agent writes it: `application.yml` ... `spring.x.y: non_null`.
 #: (Not `.env`: what it holds is the machine's, often a secret.)
@@ -239,7 +242,9 @@ _USER_RULE = re.compile(
     r"critical|mandatory|required|necessary)\s+(?:that\s+you|for\s+you\s+to|to\s+(?:always|never))\b"
 
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:is|are)\s+the\s+right\s+(?:call|choice|approach|default)\b"
-    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+)",
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+"
+    # where a thing must live: "the frontend code needs to be in root"
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:needs?|has|have)\s+to\s+(?:be|live|stay|sit)\s+(?:in|at|under|inside)\s+\w)",
     re.IGNORECASE)
 #: "can we use X instead of Y?": a decision asked as a question.
 _INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+we\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+instead\s+of"
@@ -264,6 +269,9 @@ _AGENT_CAUSE = re.compile(
     r"|\bby\s+default\s+(?:it|they)\s+(?:rejects?|ignores?|blocks?|strips?|drops?|skips?|refuses?)\b"
     r"|\bskips?\s+\w+(?:\s+\w+){0,3}\s+by\s+default\b"
     r"|\bhas\s+an?\s+(?:[\w-]+\s+){0,3}bug\b"
+    # a cause found after a failure, its subject named: "The stale `server.pid` (...) blocked startup"
+    r"|^the\s+(?!(?:test|command|change|fix|edit|script)\b)(?:[\w.`'/-]+\s+){1,5}(?:\([^()]{0,80}\)\s+)?"
+    r"(?:blocked|broke|prevented|was\s+blocking|was\s+breaking|was\s+preventing)\s+(?!nothing\b)\w+"
     # what a named tool or service requires: "RedStone and DIA both require direct integration with the issuer"
     r"|^(?-i:[A-Z][\w.+-]*(?:\s+(?:and|&)\s+[A-Z][\w.+-]*)?)\s+(?:both\s+|also\s+|only\s+|still\s+)?requires?\s+"
     r"(?!you\b|us\b|me\b)"
@@ -932,6 +940,8 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
     if decision:
         dropped = next((g for g in decision.groups() if g), None)
         statement = sentence[decision.end():] if dropped else sentence
+        # "let's do x = 30" says "set x = 30"; the content keeps the words as typed
+        said, statement = statement, re.sub(r"^do\s+(?=[\w.-]+\s*=)", "set ", statement, flags=re.IGNORECASE)
         again = _USER_DECISION.match(statement) if dropped else None  # "from now on, let's use Skype"
         if again and any(again.groups()):
             statement = statement[again.end():]
@@ -943,7 +953,7 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
             return False  # "generally, we host these meetings ...": about what was named before, not standing alone
         return _kept(_proposal("decisions", statement, rest, turn, relevance=0.85,
                                actionability=0.95 if general or re.match(r"(?:always|never)\b", statement, re.I)
-                               else 0.85, cue="user decision"))
+                               else 0.85, cue="user decision", whole=sentence if said != statement else ""))
     if _CHANGE_VERB.match(sentence) and changes(sentence):
         return _proposal("decisions", sentence, rest, turn, relevance=0.85, actionability=0.9,
                          cue="user change") or False
@@ -999,7 +1009,11 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
             and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
         namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
     elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
-        namespace, statement, cue = "learnings", sentence[_REASON_LEAD.match(sentence).end():], "agent reason"
+        lead = _REASON_LEAD.match(sentence)
+        namespace, statement, cue = "learnings", sentence[lead.end():], "agent reason"
+        owner = re.match(r"^(.+?)(?:['’]s?)?\s+(?:docs|documentation)\b", lead.group(0), re.IGNORECASE)
+        if owner:  # the documented tool stays named: "Render: persistent disks require a paid instance type"
+            statement = f"{owner.group(1)}: {statement}"
     elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence):
         namespace, statement, cue = "learnings", sentence, "agent contrast"
     else:
@@ -1186,7 +1200,8 @@ def rejoin(text: str) -> str:
         previous = out[-1] if out else ""
         wrapped = (not in_code and previous.strip() and not _WRAP_END.search(previous)
                    and not _LIST_OR_BLOCK.match(line) and not previous.lstrip().startswith(("```", "|", "#"))
-                   and (previous.endswith(" ") or line[:1].islower() or len(previous) >= 60))
+                   # a short line followed by one in lower case is typed on its own ("let's do x = 30"), not wrapped
+                   and (previous.endswith(" ") or line[:1].islower() and len(previous) >= 50 or len(previous) >= 60))
         if wrapped:
             out[-1] = f"{previous.rstrip()} {line.strip()}"
         else:

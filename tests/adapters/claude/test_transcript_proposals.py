@@ -142,3 +142,30 @@ def test_a_command_pasted_from_a_terminal_and_its_output_are_not_the_users_words
     w.user("# Deploy notes\nAlways tag a release before deploying to `prod`.")  # a heading is no prompt
     assert _summaries(w, tmp_path) == ["Never run the seed script against production.",
                                        "Always tag a release before deploying to prod."]
+
+
+def test_a_setting_the_user_turns_on_or_gives_a_value_with_lets_is_a_decision_each_on_its_own_line(
+        tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e013-4a52-9a57-6d9a1b3ce013")
+    # short lines typed one by one, in lower case: not one hard-wrapped sentence
+    w.user("retry policy — walk me through the options\nlet's do maxRetries = 5\n"
+           "And let's turn on verbose logging in the worker")
+    w.user("Let's do it.")  # no setting named: nothing to keep
+    assert _summaries(w, tmp_path) == ["Set maxRetries = 5.", "Turn on verbose logging in the worker."]
+
+
+def test_where_the_user_says_a_thing_must_live_is_a_decision(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e014-4a52-9a57-6d9a1b3ce014")
+    w.user("For Netlify, the site bundle needs to be in `dist/`. Adjust the build please.")
+    w.user("It needs to be in there soon.")  # names nothing
+    assert _summaries(w, tmp_path) == ["For Netlify, the site bundle needs to be in dist/."]
+
+
+def test_a_cause_the_agent_names_after_a_failure_and_what_a_tools_docs_confirm_are_findings(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e015-4a52-9a57-6d9a1b3ce015")
+    w.user("The worker won't start, and can we keep the queue on a volume?")
+    w.assistant("The stale `celery.pid` (left by the old container) blocked startup. It's cleared now.\n\n"
+                "The test command broke the fixture, not the worker.\n\n"
+                "Fly's docs confirm: volumes are pinned to one host — a machine cannot move with its volume.")
+    assert _summaries(w, tmp_path) == ["The stale celery.pid (left by the old container) blocked startup.",
+                                       "Fly: volumes are pinned to one host — a machine cannot move with its volume."]
