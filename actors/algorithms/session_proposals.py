@@ -594,19 +594,23 @@ def _said_nothing(statement: str) -> bool:
                 or _ATTACHMENT.search(statement))
 
 
+#: A clause that ends waiting for the list it introduces ("a README covering:"): never a statement.
+_WAITING = re.compile(r"\b(?:covering|including|containing|listing|such\s+as)(?:\s*:|\W*$)", re.IGNORECASE)
+
+
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
               actionability: float, cue: str, whole: str = "") -> RawProposal | None:
     """A proposal of `statement` when it says something worth keeping; `whole`: the sentence it was cut from (kept
     as its content)."""
     statement = _capitalised(" ".join(statement.split()))
-    if not _statement_ok(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
+    if not _statement_ok(statement) or _WAITING.search(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
             or _POINTING.search(_DISCOURSE.sub("", statement).split(", ", 1)[0]) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
     if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit
         bare = _capitalised(_REQUEST.sub("", statement, count=1))
         summary = None if _said_nothing(bare) else fit_summary(bare)
-    if summary is None or chatter(summary) is not None:
+    if summary is None or chatter(summary) is not None or _WAITING.search(summary):
         return None
     content = _content(whole or statement, rest)
     coherence = 1.0 if summary == _ended(statement) else 0.85
@@ -700,7 +704,10 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
         if _ATTACHMENT.search(whole):
             continue  # "on screenshot 2, ...": a request about what the user shows, not a rule
         if whole.endswith(":"):
-            whole = whole.rstrip(":").rstrip() + "."  # a lead-in: its own statement, and the bullets it introduces
+            head = whole.rstrip(":").rstrip()
+            if _DANGLING.search(head) or _WAITING.search(head):
+                continue  # "make sure that a README covering:": the words wait for the list, no statement
+            whole = head + "."  # a lead-in: its own statement, and the bullets it introduces
         instead = next((m for clause, _ in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
         if instead:
             made = _proposal("decisions", f"{instead.group(1)} {instead.group(2)} instead of {instead.group(3)}", rest,
@@ -884,12 +891,16 @@ def _in_passing(summary: str) -> bool:
                 or _PROPOSED_TO_TEAM.match(summary) and not _PROPER_NAME.search(summary))
 
 
+#: A numbered step of the work at hand ("move to Phase 4", "make sure that step 2 is completed"): done once, not kept.
+_WORK_STEP = re.compile(r"\b(?:phase|step|stage|milestone|sprint)\s+\d+\b", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
     if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
         return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
-    if _EXAMPLE.match(made.summary):
+    if _EXAMPLE.match(made.summary) or _WORK_STEP.search(made.summary):
         return False
     if _QUOTED_VALUE.search(made.summary):  # a value said: "set the formatter to 'black'" is a rule
         return made

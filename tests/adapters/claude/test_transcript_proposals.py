@@ -169,3 +169,13 @@ def test_a_cause_the_agent_names_after_a_failure_and_what_a_tools_docs_confirm_a
                 "Fly's docs confirm: volumes are pinned to one host — a machine cannot move with its volume.")
     assert _summaries(w, tmp_path) == ["The stale celery.pid (left by the old container) blocked startup.",
                                        "Fly: volumes are pinned to one host — a machine cannot move with its volume."]
+
+
+def test_a_numbered_step_of_the_work_and_a_clause_waiting_for_its_list_are_not_kept(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e016-4a52-9a57-6d9a1b3ce016")
+    w.user("Let's move to Phase 3 and implement the `export.ts` route and the sticky header markup.")
+    w.user("make sure that Phase 2 is completed")
+    w.user("make sure that a CHANGELOG covering: what changed in each release, why it changed, which flags went "
+           "away, and\nhow to upgrade from the release before it.")
+    w.user("Every release must bump the number in `version.txt`.")
+    assert _summaries(w, tmp_path) == ["Every release must bump the number in version.txt."]
