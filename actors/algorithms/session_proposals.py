@@ -1242,7 +1242,10 @@ _ONE_OFF_QUESTION = re.compile(
     r"\b(?:now|next|first|right\s+away|yet|go\s+ahead|proceed|continue)\W*\?\s*$"
     r"|\bhow\s+(?:do|would|should)\s+(?:you|i|we)\s+(?:(?:like|want)\s+(?:me\s+)?to\s+)?(?:get|send|share|deliver|"
     r"transfer|receive|access|see|view|open|proceed|continue|test\s+it|run\s+it)\b"
-    r"|\bnext\s+step", re.IGNORECASE)
+    r"|\bnext\s+step"
+    # the user asked to act and report back: "Can you update the key and let me know when it's ready?"
+    r"|\blet\s+me\s+know\s+when\b|\b(?:can|could|would)\s+you\s+(?:please\s+)?(?:update|provide|add|set|paste|share|"
+    r"restart|install|run|create|rotate|renew|replace)\b(?=.*\?)", re.IGNORECASE)
 
 
 def _answers(turn: SessionTurn) -> list[RawProposal]:

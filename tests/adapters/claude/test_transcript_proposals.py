@@ -179,3 +179,17 @@ def test_a_numbered_step_of_the_work_and_a_clause_waiting_for_its_list_are_not_k
            "away, and\nhow to upgrade from the release before it.")
     w.user("Every release must bump the number in `version.txt`.")
     assert _summaries(w, tmp_path) == ["Every release must bump the number in version.txt."]
+
+
+def test_an_answer_reporting_what_the_user_was_asked_to_do_is_no_decision(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e017-4a52-9a57-6d9a1b3ce017")
+    w.ask([{"question": "The STRIPE_KEY in your .env was rejected. Can you update it with a valid key and let me "
+                        "know when it's ready?", "header": "Stripe key", "multiSelect": False,
+            "options": [{"label": "Updated, try again", "description": ""},
+                        {"label": "Skip payments for now", "description": ""}]}],
+          {"The STRIPE_KEY in your .env was rejected. Can you update it with a valid key and let me know when it's "
+           "ready?": "Updated, try again"})
+    w.ask([{"question": "Which queue should the mailer use?", "header": "Queue", "multiSelect": False,
+            "options": [{"label": "Sidekiq", "description": ""}, {"label": "GoodJob", "description": ""}]}],
+          {"Which queue should the mailer use?": "GoodJob"})
+    assert _summaries(w, tmp_path) == ["Queue: GoodJob."]
