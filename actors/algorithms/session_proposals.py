@@ -247,8 +247,9 @@ _USER_RULE = re.compile(
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:needs?|has|have)\s+to\s+(?:be|live|stay|sit)\s+(?:in|at|under|inside)\s+\w)",
     re.IGNORECASE)
 #: "can we use X instead of Y?": a decision asked as a question.
-_INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+we\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+instead\s+of"
-                               r"\s+(.+?)\s*\?$", re.IGNORECASE)
+#: (Asked of the agent too, "can you use campaign_id instead of id?", and typed fast: "intead".)
+_INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+(?:we|you)\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+"
+                               r"in(?:stead|tead|tsead)\s+of\s+(.+?)\s*\?$", re.IGNORECASE)
 #: Words that open a sentence without saying anything ("Firstly, moving forward, ..." keeps "moving forward").
 _DISCOURSE = re.compile(r"^(?:(?:but|and|so|also|then|yes|yeah|ok(?:ay)?|alright|firstly|secondly|thirdly|first|second|"
                         r"third|lastly|finally|now|additionally|however|just|well|anyway|moreover|furthermore|"
@@ -517,7 +518,7 @@ def _capitalised(text: str) -> str:
 
 def _ended(text: str) -> str:
     text = text.strip()
-    return text if text.endswith((".", "!", ")", "`")) else text + "."
+    return text if text.endswith((".", "!", "?", ")", "`")) else text + "."
 
 
 def fit_summary(statement: str) -> str | None:
@@ -709,9 +710,13 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
                 continue  # "make sure that a README covering:": the words wait for the list, no statement
             whole = head + "."  # a lead-in: its own statement, and the bullets it introduces
         instead = next((m for clause, _ in _clauses(whole) if (m := _INSTEAD_QUESTION.match(clause))), None)
+        if instead and (_WORK_OF_THE_MOMENT.search(whole) or re.search(r"\b(?:for|in|on)\s+(?:this|that)\s+\w+", whole,
+                                                                       re.IGNORECASE)):
+            continue  # "could you use the staging bucket instead for this upload?": this moment's work
         if instead:
+            # said as a question: the summary states it, the content keeps the words as typed
             made = _proposal("decisions", f"{instead.group(1)} {instead.group(2)} instead of {instead.group(3)}", rest,
-                             turn, relevance=0.85, actionability=0.85, cue="user change")
+                             turn, relevance=0.85, actionability=0.85, cue="user change", whole=whole)
             if made:
                 found.append(made)
             continue

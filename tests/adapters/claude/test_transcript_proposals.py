@@ -193,3 +193,15 @@ def test_an_answer_reporting_what_the_user_was_asked_to_do_is_no_decision(tmp_pa
             "options": [{"label": "Sidekiq", "description": ""}, {"label": "GoodJob", "description": ""}]}],
           {"Which queue should the mailer use?": "GoodJob"})
     assert _summaries(w, tmp_path) == ["Queue: GoodJob."]
+
+
+def test_a_change_the_user_asks_of_the_agent_as_a_question_is_a_decision_typed_fast_or_not(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e018-4a52-9a57-6d9a1b3ce018")
+    w.reject("Edit", {"file_path": "config/routes.rb"}, "can you use order_ref intead of id?")
+    w.user("Could you use the staging bucket instead of the prod one for this upload?")  # this moment's work
+    w.user("Could you use `httpx` instead of requests in the API client?")
+    proposals = propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source)
+                         for t in read_transcript(w.write(tmp_path)).turns])
+    assert [p.summary for p in proposals] == ["Use order_ref instead of id.",
+                                              "Use httpx instead of requests in the API client."]
+    assert proposals[0].content == "can you use order_ref intead of id?"  # the words as typed
