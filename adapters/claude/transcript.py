@@ -25,7 +25,8 @@ question with the option chosen, and the option the agent recommended when
 another was chosen), a plan the user approved through ExitPlanMode (`plan`:
 the plan's text), the reason the user gave for rejecting a tool call
 (`rejection`: the user's own words), and what the user typed while the agent
-worked (`queued`: a `queued_command` attachment from a human).
+worked (`queued`: a `queued_command` attachment from a human, its prompt a string or
+a list of text blocks).
 
 Standard library only. Streams the file: memory is bounded by the number of
 lines (a small record each) plus the text of the new turns (each cut at
@@ -192,8 +193,8 @@ def _queued(doc: dict[str, Any]) -> str:
     if attachment.get("commandMode", "prompt") != "prompt" or (isinstance(origin, dict)
                                                                  and origin.get("kind") not in (None, "human")):
         return ""
-    prompt = attachment.get("prompt")
-    return _text_of({"content": prompt}, "user") if isinstance(prompt, str) else ""
+    prompt = attachment.get("prompt")  # a string, or (2.1.178) a list of content blocks
+    return _text_of({"content": prompt}, "user") if isinstance(prompt, (str, list)) else ""
 
 
 def _lines(path: Path, limit: int):

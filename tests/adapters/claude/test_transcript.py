@@ -203,3 +203,14 @@ def test_a_progress_chain_from_an_earlier_tool_call_continues_the_conversation_n
     assert _texts(w.write(tmp_path)) == ["Why are two server processes running?",
                                          "Two server processes are normal: a parent and its worker.",
                                          "Good, now restart it at login."]
+
+
+def test_what_the_user_types_while_the_agent_works_is_read_when_its_prompt_is_a_list_of_blocks(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-1781-4a52-9a57-6d9a1b3c1781")
+    w.user("Build the donation form.")
+    w.queued("placeholder")
+    w.lines[-1]["attachment"] = {"type": "queued_command", "commandMode": "prompt",  # as Claude Code 2.1.178 writes it
+                                 "prompt": [{"type": "text", "text": "if anonymous is checked the name is optional"}]}
+    turns = read_transcript(w.write(tmp_path)).turns
+    assert [(t.source, t.text) for t in turns] == [("", "Build the donation form."),
+                                                   ("queued", "if anonymous is checked the name is optional")]
