@@ -242,7 +242,7 @@ _USER_RULE = re.compile(
     r"critical|mandatory|required|necessary)\s+(?:that\s+you|for\s+you\s+to|to\s+(?:always|never))\b"
 
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:is|are)\s+the\s+right\s+(?:call|choice|approach|default)\b"
-    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+"
+    r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:must|should|shall)(?:n['’]?t)?\s+(?:always\s+|never\s+|only\s+|not\s+)?\w+"
     # where a thing must live: "the frontend code needs to be in root"
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:needs?|has|have)\s+to\s+(?:be|live|stay|sit)\s+(?:in|at|under|inside)\s+\w)",
     re.IGNORECASE)

@@ -205,3 +205,12 @@ def test_a_change_the_user_asks_of_the_agent_as_a_question_is_a_decision_typed_f
     assert [p.summary for p in proposals] == ["Use order_ref instead of id.",
                                               "Use httpx instead of requests in the API client."]
     assert proposals[0].content == "can you use order_ref intead of id?"  # the words as typed
+
+
+def test_a_rule_said_with_shouldnt_or_mustnt_is_a_rule(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e019-4a52-9a57-6d9a1b3ce019")
+    w.user("Build the donation form.")
+    w.queued("if guest checkout is picked - the billing_email field shouldn't be required")
+    w.user("The `legacy_id` column mustn't be exposed by the public API.")
+    assert _summaries(w, tmp_path) == ["If guest checkout is picked, the billing_email field shouldn't be required.",
+                                       "The legacy_id column mustn't be exposed by the public API."]
