@@ -24,7 +24,7 @@ Some decisions live in the machinery, and are read from it as turns with a
 question with the option chosen, and the option the agent recommended when
 another was chosen), a plan the user approved through ExitPlanMode (`plan`:
 the plan's text), the reason the user gave for rejecting a tool call
-(`rejection`: the user's own words), and what the user typed while the agent
+(`rejection`: the user's own words, a reason or what to do instead), and what the user typed while the agent
 worked (`queued`: a `queued_command` attachment from a human, its prompt a string or
 a list of text blocks).
 
@@ -58,7 +58,8 @@ _NOISE_TURNS = ("[Request interrupted by user", "No response requested.", "Cavea
                 "You've hit your session limit", "You’ve hit your session limit", "Credit balance is too low",
                 "Not logged in", "API Error:", "Invalid API key", "Prompt is too long")
 _TASK_NOTIFICATION = re.compile(r"<task-notification>.*?(?:</task-notification>|\Z)", re.DOTALL)
-_REJECTION = "The user provided the following reason for the rejection:"
+#: How a rejected tool call gives the user's words: with a reason, or (2.1.81) with what to do instead.
+_REJECTIONS = ("The user provided the following reason for the rejection:", "To tell you how to proceed, the user said:")
 _RECOMMENDED = re.compile(r"\s*\(recommended\)\s*$", re.IGNORECASE)
 _ANSWERED = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"(?=,\s*"|\.\s|\.?$)', re.DOTALL)
 #: Sources of turns read from the machinery (see the module).
@@ -168,8 +169,9 @@ def _machinery_turns(doc: dict[str, Any], tools: dict[str, tuple[str, Any]]) -> 
             continue
         text = _result_text(block)
         asked = tools.get(block.get("tool_use_id", ""))
-        if _REJECTION in text:
-            reason = text.split(_REJECTION, 1)[1].strip()
+        marker = next((m for m in _REJECTIONS if m in text), None)
+        if marker:
+            reason = text.split(marker, 1)[1].strip()
             if reason:
                 found.append((REJECTION, reason[:MAX_TURN_CHARS]))
         elif asked is not None and not block.get("is_error"):

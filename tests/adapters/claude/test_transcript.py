@@ -214,3 +214,14 @@ def test_what_the_user_types_while_the_agent_works_is_read_when_its_prompt_is_a_
     turns = read_transcript(w.write(tmp_path)).turns
     assert [(t.source, t.text) for t in turns] == [("", "Build the donation form."),
                                                    ("queued", "if anonymous is checked the name is optional")]
+
+
+def test_a_rejection_saying_how_to_proceed_gives_the_users_words(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-2181-4a52-9a57-6d9a1b3c2181")
+    w.user("Plan the importer.")
+    w._tool_call("ExitPlanMode", {"plan": "One service."}, "The user doesn't want to proceed with this tool use. The "
+                 "tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To "
+                 "tell you how to proceed, the user said:\nSplit it into a reader and a writer service.", error=True)
+    turns = read_transcript(w.write(tmp_path)).turns
+    assert [(t.source, t.text) for t in turns] == [("", "Plan the importer."),
+                                                   ("rejection", "Split it into a reader and a writer service.")]
