@@ -59,6 +59,10 @@ _COUNT = re.compile(r"\b(?:once|twice|thrice|(?:two|three|four|five|six|seven|ei
 _COUNT_VALUE = {"once": "1", "single": "1", "twice": "2", "two": "2", "thrice": "3", "three": "3", "four": "4",
                 "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "half",
                 "multiple": "many"}
+#: What a number right after names ("PR 57", "task 5", "issue #18", "phase 2"): which one, not how much.
+_NUMBERED = re.compile(r"\b(?:pr|prs|pull\s+request|issue|issues|task|tasks|step|steps|phase|milestone|ticket|sprint|"
+                       r"item|story|bug|chapter|section|adr|rfc|spec|commit|round|part|stage|week|day)"
+                       r"\s*#?\s*$|#\s*$", re.IGNORECASE)
 #: Words after a number that are no unit of it ("milestone 2 of the auth work").
 _NOT_UNITS = frozenset("of the and or to in for on at is are was a an by with from as it this that".split())
 #: A count said just before the thing it counts ("two monitors", "a single screen").
@@ -572,8 +576,10 @@ def slot_of(sentence: str) -> Slot | None:
     elif names := _names(text):
         values = names
         exclusive = _EXCLUSIVE.search(text) is not None
-    elif numbers := [m for m in _NUMBER.finditer(text)]:
-        values = [f"{m['v']} {m['unit'] or ''}".strip() for m in numbers]
+    elif numbers := [m for m in _NUMBER.finditer(text) if not _NUMBERED.search(text[: m.start()])]:
+        # "PR 57", "Task 5 of the plan", "issue #18" name a thing: no value of a slot
+        values = [f"{m['v']} {m['unit'] if m['unit'] and m['unit'].lower() not in _NOT_UNITS else ''}".strip()
+                  for m in numbers]
         exclusive = True
         measured = all(m["unit"] and m["unit"].lower() not in _NOT_UNITS for m in numbers)
     elif counted := _COUNT.findall(text):  # "twice a week", "three monitors": a number said in words

@@ -458,3 +458,14 @@ def test_notes_that_only_look_like_one_slot_changed_are_left_alone() -> None:
         ("Use the incidents room for outages.", "Use the deploys room for release announcements."),
     ]
     assert [(new, old) for new, old in pairs if slot_change(new, old) is not None] == []
+
+
+def test_a_number_that_names_a_thing_is_no_value_of_a_slot() -> None:
+    """"PR 57" and "task 5" are which one; "port 9090" and "5 attempts" are how a thing is set."""
+    assert slot_change("PR 57 is waiting on review.", "PR 42 is waiting on review.") is None
+    assert slot_change("Task 5 of the plan is blocked on review.", "Task 3 of the plan is blocked on review.") is None
+    assert slot_change("Issue #18 is fixed in the sync code.", "Issue #12 is fixed in the sync code.") is None
+    change = slot_change("The API now listens on port 9090.", "The API listens on port 8080.")
+    assert change is not None and "'8080' -> '9090'" in change.reason()
+    change = slot_change("Set the retry limit to 5 attempts.", "Set the retry limit to 3 attempts.")
+    assert change is not None and "'3 attempts' -> '5 attempts'" in change.reason()
