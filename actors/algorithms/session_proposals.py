@@ -432,7 +432,6 @@ _WORK_THING = re.compile(
     r"release|versions?|config\w*|secrets?|tokens?|credentials?|cache|migrations?|containers?|docker|commands?|"
     r"terminal|shell|CLI|UI|frontend|backend|project|app|application|system|platform|keyboard|documentation|docs|"
     r"readme|security|backups?)\b", re.IGNORECASE)
-#: How often or how much: what turns a workplace wish into a rule ("take a break every 60 minutes").
 #: One-off work asked for in the middle of a task, not a rule to keep: a thing to make ("I need a multi-stage
 #: build", "I want same template for ..."), the task's guard ("do not break any existing tests"), a request that
 #: points at an attachment ("on screenshot 2, ...").

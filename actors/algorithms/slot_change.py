@@ -125,7 +125,8 @@ _REASON = re.compile(r"(?:\s*,\s*|\s+)(?:so\s+that|so\s+we|because|since|as\s+(?
                      r"|to\s+(?:help|ensure|make|indicate|maintain|improve|keep|signify|denote|distinguish|show|mark"
                      r"|enhance|promote|facilitate|avoid|prevent|reduce)|indicating|signifying|denoting|standing\s+for|in\s+order|even\s+if|for\s+(?:consistency|"
                      r"readability|clarity)|as\s+in|e\.g\.|for\s+example|for\s+instance|such\s+as|regardless|irrespective|"
-                     r"no\s+matter|followed\s+by|like\s+so|especially\s+(?:as|when|if|since|because)|helps?\s+(?:to\s+)?(?:us\s+|you\s+)?(?:improve|keep|make|ensure|"
+                     r"no\s+matter|followed\s+by|like\s+so|especially\s+(?:as|when|if|since|because)|"
+                     r"helps?\s+(?:to\s+)?(?:us\s+|you\s+)?(?:improve|keep|make|ensure|"
                      r"maintain|avoid|reduce|distinguish|identify))\b",
                      re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:add|adding|added|include|including|included|import|importing|imported|install|"
@@ -339,8 +340,9 @@ def _role_words(role: str) -> set[str]:
     found = {"work" if w == "work-related" else w for w in found}
     if _family(frozenset(found - {"work"})):  # "your main work computer" is the computer; "work calls" stay
         found -= {"work"}
-    scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES \
-        - _LINKING  # "within the team" names no place: "within" is no part of one
+    # "within the team" names no place: "within" is no part of one
+    scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} \
+        - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES - _LINKING
     return found | {f"in:{w}" for w in scope}
 
 
@@ -379,13 +381,15 @@ _ONLY_WHEN = re.compile(rf"\bonly\s+(?:when|if|after|once)\s+{_CONDITION}", re.I
 #: "only communicate with the team when asked": "only" before what is done, its condition after.
 _ONLY_DO_WHEN = re.compile(rf"\bonly\s+(?P<act>(?:[a-z'-]+\s+){{1,5}}?)(?:when|if)\s+{_CONDITION}", re.IGNORECASE)
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
-_WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
+_WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|"
+                        r"set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
                         r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
                         r"(?:(?:\w+\s+){0,2}?(?:in|at|from|to|into|on)\s+)?(?:the|our|a|your)\s+"
                         r"(?P<v>(?:[\w-]+\s+){0,3}?(?:area|room|office|floor|space|lab|lounge|corner|hub|zone|wing|"
-                        r"building))\b(?!\s+(?!(?:for|to|on|in|at|from|when|while|instead|going|moving|with|as|every|each|"
-                        r"more|and|or|so|because|during|from|now|today|again|we|you|they|i|that|which|where|there|here|by|near|"
-                        r"next|upstairs|downstairs)\b)[a-z])", re.IGNORECASE)  # "the office phone" is no place
+                        r"building))\b(?!\s+(?!(?:for|to|on|in|at|from|when|while|instead|going|moving|with|as|"
+                        r"every|each|more|and|or|so|because|during|now|today|again|we|you|they|i|that|which|where|"
+                        r"there|here|by|near|next|upstairs|downstairs)\b)[a-z])",  # "the office phone" is no place
+                        re.IGNORECASE)
 #: What a place used is for, when it is for work itself ("use the quiet room for your work", "... to focus").
 _FOR_WORK = re.compile(r"^\W*(?:\w+\s+){0,5}?(?:for|to)\s+(?:(?:your|our|all|the)\s+)*(?:work|coding|code|focus)",
                        re.IGNORECASE)
@@ -713,11 +717,13 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
 #: after the verb, before where or when it applies.
 _RULE_OBJECT = re.compile(
     r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
-    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
+    r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|"
+    r"avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
     r"forget\s+about)\s+"
     r"(?:(?:a|an|the|any|your|our|only|of|use)\s+)*"
     r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
-    r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|over|than|"
+    r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|"
+    r"over|than|"
     r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
 _PRONOUN_OBJECT = frozenset("it them this that these those one ones".split())
 #: Where the clause holding a rule's verb begins: its negation is said in it.
