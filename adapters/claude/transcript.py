@@ -26,7 +26,9 @@ another was chosen), a plan the user approved through ExitPlanMode (`plan`:
 the plan's text), the reason the user gave for rejecting a tool call
 (`rejection`: the user's own words, a reason or what to do instead), and what the user typed while the agent
 worked (`queued`: a `queued_command` attachment from a human, its prompt a string or
-a list of text blocks).
+a list of text blocks; or a message the user queued whose words survive only in an `enqueue`
+`queue-operation` line, no user line or attachment in the file saying the same, read as following
+the main-chain message written before it).
 
 Standard library only. Streams the file: memory is bounded by the number of
 lines (a small record each) plus the text of the new turns (each cut at
@@ -199,6 +201,21 @@ def _queued(doc: dict[str, Any]) -> str:
     return _text_of({"content": prompt}, "user") if isinstance(prompt, (str, list)) else ""
 
 
+def _typed_key(text: str) -> str:
+    """What two records of one typed message share: its words, whitespace aside."""
+    return " ".join(text.split())
+
+
+def _enqueued(doc: dict[str, Any]) -> str:
+    """What a human queued while the agent worked, from an `enqueue` queue-operation line, or "" (a task
+    notification, a slash command or a shell command typed with `!` is not a message)."""
+    if doc.get("operation") != "enqueue":
+        return ""
+    content = doc.get("content")
+    text = _text_of({"content": content}, "user") if isinstance(content, (str, list)) else ""
+    return "" if text.startswith(("/", "!")) else text
+
+
 def _lines(path: Path, limit: int):
     """(offset, line number, raw line or None when longer than `limit`, complete) for every line; streamed."""
     number = 0
@@ -252,6 +269,8 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
     pending: dict[str, Turn] = {}
     asides: list[tuple[Turn, str | None]] = []  # machinery turns, kept when they or their parent are on the path
     tools: dict[str, tuple[str, Any]] = {}  # tool_use id -> (tool name, input) for the tools decisions come from
+    typed_before: set[int] = set()  # hashes of what user lines and queued attachments say (any branch, any offset)
+    enqueued: list[tuple[int, str, str, str]] = []  # (line, text, timestamp, session) of new enqueue operations
     out = TranscriptRead(end_offset=start)
     first_new: int | None = None
     for offset, number, raw, complete in _lines(path, max_line_bytes):
@@ -279,6 +298,16 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
             continue
         uuid = doc.get("uuid")
         kind = doc.get("type")
+        if kind == "queue-operation" and offset >= start:
+            typed = _enqueued(doc)
+            if typed:
+                stamp = doc.get("timestamp")
+                enqueued.append((number, typed, stamp if isinstance(stamp, str) else "",
+                                 doc["sessionId"] if isinstance(doc.get("sessionId"), str) else ""))
+        if kind == "user" and not doc.get("isSidechain"):
+            typed_before.add(hash(_typed_key(_text_of(doc.get("message"), "user"))))
+        elif kind == "attachment":
+            typed_before.add(hash(_typed_key(_queued(doc))))
         if not isinstance(uuid, str):
             continue  # summaries, snapshots, queue operations: not messages
         if not out.session_id and isinstance(doc.get("sessionId"), str):
@@ -341,6 +370,11 @@ def read_transcript(path: Path, start: int = 0, *, max_line_bytes: int = MAX_LIN
             parent = _written_before(nodes, mains, node.line, parent)
         current = parent
     out.path_uuids = path_uuids
+    for number, typed, stamp, session in enqueued:
+        before = bisect.bisect_left(mains, (number, "")) - 1
+        if hash(_typed_key(typed)) not in typed_before and before >= 0:  # the turn it follows stands for it on the path
+            asides.append((Turn(uuid=mains[before][1], role="user", text=typed, line=number, timestamp=stamp,
+                                session_id=session or out.session_id, source=QUEUED), None))
     on_path = [t for t in pending.values() if t.uuid in path_uuids]
     on_path += [t for t, parent in asides if t.uuid in path_uuids or parent in path_uuids]
     out.turns = sorted(on_path, key=lambda t: t.line)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from memactors.adapters.claude.transcript import read_transcript
@@ -92,6 +93,7 @@ def test_a_100_mb_transcript_is_read_in_bounded_memory(tmp_path: Path) -> None:
     script = f"""
 import resource, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from datetime import timedelta
 from pathlib import Path
 from bench.capture_bench import big_transcript
 from memactors.adapters.claude.transcript import read_transcript
@@ -225,3 +227,28 @@ def test_a_rejection_saying_how_to_proceed_gives_the_users_words(tmp_path: Path)
     turns = read_transcript(w.write(tmp_path)).turns
     assert [(t.source, t.text) for t in turns] == [("", "Plan the importer."),
                                                    ("rejection", "Split it into a reader and a writer service.")]
+
+
+def test_a_message_queued_that_survives_only_as_a_queue_operation_is_read_once(tmp_path: Path) -> None:
+    # as Claude Code writes a message typed while the agent works: an `enqueue` queue-operation line; when it is
+    # also delivered (a queued_command attachment or a user line) that record is the one read
+    w = SessionWriter("0b6c1c1e-9e9e-4a52-9a57-6d9a1b3c9e9e")
+    w.user("Run the nightly import.")
+    w.assistant("Starting the import.")
+
+    def enqueue(text: str) -> None:
+        w.at += timedelta(seconds=3)
+        w.lines.append({"type": "queue-operation", "operation": "enqueue", "content": text,
+                        "timestamp": w.at.isoformat().replace("+00:00", "Z"), "sessionId": w.session_id})
+
+    enqueue("never rerun the import against production")
+    enqueue("also log the row counts")
+    enqueue("<task-notification>\n<status>completed</status>\n</task-notification>")
+    enqueue("/compact")
+    w.queued("also log the row counts")
+    w.assistant("Import finished.")
+    turns = read_transcript(w.write(tmp_path)).turns
+    assert [(t.source, t.text) for t in turns] == [
+        ("", "Run the nightly import."), ("", "Starting the import."),
+        ("queued", "never rerun the import against production"), ("queued", "also log the row counts"),
+        ("", "Import finished.")]
