@@ -279,6 +279,24 @@ _AGENT_CAUSE = re.compile(
     # a requirement found: "the frontend directory needs a package.json with type module so Node can import ..."
     r"|\bneeds?\s+(?:a|an|its\s+own|the)\s+.{0,80}?\bso\s+(?:that\s+)?\w+(?:\s+\w+)?\s+can\b",
     re.IGNORECASE)
+#: The agent's next step acting on what it just found: "Let me remove it", "I'll drop the nested block", "I need to add
+#: rate limiting" (a fix, not a look: "Let me check ..." is no fix).
+_FIX_NEXT = re.compile(r"^(?:(?:so|now)\s*,?\s+)?(?:let\s+me|i'?ll|i\s+will|i\s+need\s+to|we\s+need\s+to)\s+"
+                       r"(?:also\s+|just\s+|now\s+|first\s+)?(?:fix|add|remove|drop|change|switch|update|create|rewrite|"
+                       r"simplify|declare|use|move|rename|replace|set|pin|patch|handle|wrap|install|delete|make|restructure|"
+                       r"guard|strip|escape|convert|bump|raise|lower|increase|reduce)\b", re.IGNORECASE)
+#: A finding with its subject named and a verb of what it is or does: "The nested resource double-prefixed the param".
+_FINDING = re.compile(r"^(?:the\s+)?(?:`[^`]+`|(?-i:[A-Z][\w.+-]*)|[\w.+-]+)(?:\s+(?!(?:is|are|was|were|has|have|had)\b)"
+                      r"[\w.`'/()+-]+){0,4}?\s+(?:(?:just|already|still|also|never|only|silently|always|actually)\s+)?"
+                      r"(?:is|are|was|were|has|have|had|does|doesn'?t|did|didn'?t|isn'?t|aren'?t|wasn'?t|can'?t|cannot|"
+                      r"won'?t|\w+(?:ed|es|s))\b", re.IGNORECASE)
+#: What leads a sentence that is no finding of a named thing: the speaker, a pointer, a cheer, the next step.
+_NO_FINDING_LEAD = re.compile(r"^(?:i|we|you|let|now|ok|okay|good|great|perfect|done|all|next|first|then|here|there|"
+                              r"this|that|it|these|those|both|wait|hmm|actually|yes|no)\b", re.IGNORECASE)
+#: The work of the moment as a subject ("The tests ...", "The `dist/` output ...", "The file ..."): how it stands now.
+_MOMENT_SUBJECT = re.compile(r"^(?:the\s+)?(?:[\w.`/-]+\s+){0,2}?(?:tests?|build|command|output|result|error|edit|change|"
+                             r"fix|diff|file|script|run|issue|problem|code|page|server|app|log|response|request|check|"
+                             r"previous|last|first|current)\b", re.IGNORECASE)
 _FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"
                          r"(?:issue|problem|bug)\s+(?:is|was))\s*[:—–-]\s*", re.IGNORECASE)
 #: Lead-ins whose bullets are rules or decisions ("Decisions:", "Conventions:", "Requirements:").
@@ -1161,6 +1179,17 @@ def _without_reports(text: str) -> str:
     return "\n".join(out)
 
 
+def _found_before_fix(sentence: str, rest: str, names: frozenset[str]) -> bool:
+    """Whether `sentence` is what the agent found just before it fixes it (the next sentence acts on it): a named
+    thing's state or behaviour ("The `create-next-app` created its own `.git` inside `frontend/`. Let me remove
+    it"), not the work of the moment, a need, or narration."""
+    return bool(rest and _FIX_NEXT.match(rest) and not sentence.endswith(":") and not _NOT_KEPT.search(sentence)
+                and not _NO_FINDING_LEAD.match(sentence) and not _MOMENT_SUBJECT.match(sentence)
+                and _FINDING.match(sentence)
+                and (_SPECIFIC.search(sentence) or any(n in sentence for n in names))
+                and not re.search(r"\b(?:needs?|should|must|has\s+to|have\s+to)\b", sentence, re.IGNORECASE))
+
+
 def _agent(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = _captured(turn) + _settings(turn) + _plan(turn, _DECISION_SECTION)
     names = frozenset(m for m in re.findall(r"`([^`\n]{2,60})`", turn.text))
@@ -1195,6 +1224,8 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
                 sentence = sentence.rstrip(":").rstrip() + "."
             made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,
                              actionability=0.75, cue="agent cause")
+        elif _found_before_fix(sentence, rest, names):
+            made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent finding")
         else:
             continue
         if made:

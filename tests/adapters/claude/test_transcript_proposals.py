@@ -214,3 +214,14 @@ def test_a_rule_said_with_shouldnt_or_mustnt_is_a_rule(tmp_path: Path) -> None:
     w.user("The `legacy_id` column mustn't be exposed by the public API.")
     assert _summaries(w, tmp_path) == ["If guest checkout is picked, the billing_email field shouldn't be required.",
                                        "The legacy_id column mustn't be exposed by the public API."]
+
+
+def test_what_the_agent_found_right_before_it_fixes_it_is_a_finding(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e0f1-4a52-9a57-6d9a1b3ce0f1")
+    w.user("The release build keeps picking up a second copy of the SDK.")
+    w.assistant("The `vite-plugin-sdk` bundled its own `node_modules/sdk` under `dist/`. Let me remove it from the "
+                "bundle.")
+    w.assistant("The `dist/` tests fail on the old fixture. Let me update the fixture.")  # how the work stands
+    w.assistant("The `api.ts` handlers need a timeout. Let me add one.")  # a need: the task, not a finding
+    w.assistant("The `Dockerfile` copies the lockfile after `npm ci`. Let me check the cache first.")  # a look
+    assert _summaries(w, tmp_path) == ["The vite-plugin-sdk bundled its own node_modules/sdk under dist/."]
