@@ -17,7 +17,8 @@ gotcha the agent states plainly ("found a bug: ...", "X isn't available in
 Node 18", "X only governs Y", "... by default", "X has a precedence bug", "X
 needs Y so Z can ...", "X and Y both require ...", "Interesting — ...", "X is
 A, not B", "No <named thing> exists on Y", "X isn't installed yet", "The reason this is hard: ...", "The stale
-`server.pid` blocked startup", "Render's docs confirm: ..."), the agent's
+`server.pid` blocked startup", "Render's docs confirm: ..."), what the agent found in the sentence right before the one
+fixing it, naming a thing ("The `create-next-app` created its own `.git`. Let me remove it"), the agent's
 choice against a named option ("I'd add a fourth status rather than ..."; not one about the moment's work), a
 setting it puts in a named config file (never `.env`), what it says it captured ("Here's what I captured:" and
 its bullets), its own "Decisions" sections, a change the user orders against a named alternative ("Fix: change
