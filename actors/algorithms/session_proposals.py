@@ -126,7 +126,7 @@ _AGENT_LEARNING = re.compile(r"^(?=the\s+root\s+cause\s+(?:was|is)\b|(?:it\s+)?t
 #: A distinction the agent draws about a named thing: "The follow-up payload is a full re-extraction, not a sparse
 #: delta", "the pop-up tab should create an Announcement, not call the /notify/ endpoint".
 _CONTRAST = re.compile(r"^(?:the\s+)?(?-i:[A-Z\"'][\w\"' .-]{2,40}?)\s+(?:is|are|uses?|should|must|stays?|runs?|takes?|"
-                       r"returns?|lives?)\b[^,;]{3,80},\s+not\s+\w", re.IGNORECASE)
+                       r"returns?|lives?)\b[^,;]{3,80},\s+not\s+(?!(?:just|only|merely|simply)\b)\w", re.IGNORECASE)
 #: An absence the agent found, naming what is absent: "No id_verified or similar field exists on the User model".
 _ABSENT = re.compile(r"^no\s+\S+.{0,40}?\b(?:exists?|is\s+defined)\b", re.IGNORECASE)
 #: What the agent finds missing on the machine: "Anchor and Solana CLI aren't installed yet".
@@ -140,7 +140,9 @@ _AGENT_CHOICE = re.compile(r"^(?:(?:so|for\s+[^,]{3,40}|here),?\s+)?(?:i'?d|i\s+
                            r"\s+(?:(?:also|still|just|rather)\s+)?(?=(?:use|add|set|pin|generate|keep|apply|pick|choose|"
                            r"go\s+with|store|treat|put|name|return|target|default|model|represent|key|split|cap)\b)",
                            re.IGNORECASE)
-_TURNED_DOWN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b|(?:\s[—–-]|,)\s+not\s+\S", re.IGNORECASE)
+#: (", not just ... but also" adds a case, it turns none down.)
+_TURNED_DOWN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b|(?:\s[—–-]|,)\s+not\s+(?!(?:just|only|merely|simply)\b)\S",
+                          re.IGNORECASE)
 #: A choice about how the agent does this moment's work, not about the project: "I'll use `sed` instead of the edit
 #: tool", "I'll run it by hand rather than through the script this time".
 _WORK_OF_THE_MOMENT = re.compile(r"\b(?:tools?|commands?|manually|by\s+hand|this\s+(?:file|session|run|time|turn)|"
@@ -206,7 +208,15 @@ _USER_RULE = re.compile(
     r"underline|underscore|remind\s+you)\s+"
     r"(?:(?:again\s+)?that\b(?=.*\b(?:always|never|must|only|should|don'?t|do\s+not)\b)"
     r"|the\s+importance\s+of\s+(?:always\s+|never\s+)?\w+ing\b)"
-    r"|we\s+(?:prefer|require|expect|insist)\b|remember\s+to\b"
+    r"|we\s+(?:(?:now|also|actually|generally|really|strongly|still|do)\s+)?(?:prefer|require|expect|insist)\b|remember\s+to\b"
+    # the team's convention said as what it does: "we include a single digit in our function names", "we use
+    # snake_case for all class names", "we prefix all variable names with 'm_'"
+    r"|we\s+(?:(?:now|also|always|generally|typically|usually)\s+)?(?:use|include|add|start|end|prefix|suffix|import|"
+    r"begin|write)\b[^.;]{0,60}?\b(?:(?:all|each|every|any|our|the)\s+)*(?:(?:function|method|class|variable|"
+    r"attribute|argument|parameter|column|field|file|module|branch|table)\s+){1,2}names\b"
+    # an imperative for names of a kind: "use all uppercase letters for class names"
+    r"|(?:use|include|add|put|append|prepend)\b[^.;]{0,60}?\b(?:to|in|for|on)\s+(?:(?:function|method|class|variable|"
+    r"attribute|argument|parameter|column|field|file|module|branch|table)\s+){1,2}names\b"
     r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
     # an imperative that says when it applies: "when naming methods, start them with 'n_'"
     r"|(?:(?:when|whenever|for|in)\s+(?:naming|writing|creating|adding|defining|declaring|working\s+on)\b"
@@ -221,7 +231,7 @@ _USER_RULE = re.compile(
     # a rule inside a sentence: "another important practice is to always include try statements"
     r"|.{0,80}?\bto\s+(?:always|never)\s+(?:use|include|add|start|end|import|name|write|run|keep|avoid|commit|put|"
     r"follow|prefix|document|test|check)\b"
-    r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer)\b"
+    r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer|append|prepend|include|import)\b"
     # a naming rule said as an imperative: "start your function names with 'y_'", "end method names with '_md'"
     r"|(?:start|end|begin|prefix|suffix)\s+(?:(?:all|every|each|any|of|your|the|our)\s+)*(?:[\w-]+\s+){0,3}names?\s+"
     r"(?:with|by)\b"
@@ -263,7 +273,10 @@ _CLAUSE_START = re.compile(r"(?:\s[—–]\s|\s-\s|:\s|;\s|,\s(?:and\s|but\s|so\
 #: A cause or gotcha the agent states plainly (the whole sentence is the statement).
 _AGENT_CAUSE = re.compile(
     r"\bfound\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)\b"
-    r"|\bthe\s+(?:real\s+)?(?:root\s+cause|cause|culprit|issue|problem|bug)\s+(?:is|was)\s+(?:that\s+)?\w+"
+    # (not a judgement of it: "the issue is intriguing because ...")
+    r"|\bthe\s+(?:real\s+)?(?:root\s+cause|cause|culprit|issue|problem|bug)\s+(?:is|was)\s+(?!(?:so\s+|very\s+|quite\s+|really\s+)?"
+    r"(?:intriguing|interesting|fascinating|puzzling|tricky|complex|complicated|challenging|difficult|hard|annoying|"
+    r"frustrating|curious|strange|weird|odd|serious|minor|major|significant)\b)(?:that\s+)?\w+"
     r"|\b(?:failure|error|crash|bug|problem)\s+comes?\s+from\b"
     r"|\b(?:isn'?t|is\s+not|aren'?t|are\s+not|wasn'?t|was\s+not)\s+(?:available|supported)\s+(?:in|on|by|before|until)\b"
     r"|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not|can'?t|cannot)\s+\w+(?:\s+\w+){0,4}\s+by\s+default\b"
@@ -346,10 +359,10 @@ _ANNOUNCED = re.compile(
 #: A convention named without its value: "I want you to update your naming convention", "we've decided to
 #: standardize our IDE across the team".
 _NO_VALUE = re.compile(
-    r"\b(?:update|implement|adopt|change|revise|follow|use|start\s+using|standardi[sz]e(?:\s+on)?)\s+(?:(?:a|an|the|your|"
+    r"\b(?:update|implement|adopt|change|revise|follow|use|utili[sz]e|leverage|start\s+using|standardi[sz]e(?:\s+on)?)\s+(?:(?:a|an|the|your|"
     r"our|my)\s+)?(?:(?:new|consistent|updated|specific|different|certain|same|common|uniform)\s+)?(?:[\w-]+\s+){0,3}?"
     r"(?:naming\s+conventions?|conventions?|coding\s+style|style|standards?|(?:integrated\s+development\s+environment|"
-    r"IDE|tools?|names|approach)(?=\s+(?:a\s+bit|across|for|\(|$)|[.!]?$))", re.IGNORECASE)
+    r"IDE|tools?|names|approach)(?=\s+(?:a\s+bit|across|for|we\s+(?:have|use)|\(|$)|[.!]?$))", re.IGNORECASE)
 #: What only says a subject is coming: "I want to talk about our naming conventions", "shifting gears".
 _TOPIC_INTRO = re.compile(
     r"^(?:[\w' ]{0,40},\s+)?(?:i|we)\s*(?:want(?:ed)?|would\s+like|'d\s+like|need)\s+to\s+(?:talk|discuss|go\s+over|"
@@ -374,13 +387,13 @@ _SOFT = re.compile(
     r"^(?:[\w' ]{0,40},\s+)?(?:(?:so|and|also|just|now)\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+)?(?:want|need|'d\s+like|would\s+like|"
     r"expect)\s+(?:you|everyone|us|all\s+of\s+you)\s+to|make\s+sure\s+(?:to|you(?:'re)?|that\s+you(?:'re)?)|"
     r"ensure\s+(?:that\s+)?you(?:'re)?|it(?:'s|\s+is)\s+\w+\s+that\s+(?:you|everyone)(?:'re)?|remember\s+to|"
-    r"(?:we|you)\s+(?:should|must)|please|always|never|don'?t|do\s+not)?\s*(?:also\s+|really\s+|continue\s+to\s+|"
+    r"(?:we|you|everyone|everybody)\s+(?:should|must)|please|always|never|don'?t|do\s+not)?\s*(?:also\s+|really\s+|continue\s+to\s+|"
     r"definitely\s+|always\s+|actively\s+)?(?:feel|understand|develop|familiari[sz]e|"
     r"(?:focus|concentrate)\s+on\s+(?!(?:\w+ly\s+|always\s+)?\w+ing\b)|prioriti[sz]e\s+(?!\w+ing\b)|"
     r"stay|remain|be|know|learn|think|explore|dive|brainstorm|strive|aim\s+(?:to|for\s+(?!(?:a|an|at\s+least|\d+)\b))|"
     r"embrace|trust|enjoy|relax|grow|prepare|"
     r"present|partner|shadow|attend|participate|reach\s+out|come\s+up|hold|find\s+ways|lead|plan|try|give\s+it|"
-    r"start\s+by|highlight|involve|join|check\s+in|continue|pay\s+(?:close\s+|extra\s+|"
+    r"start\s+by|highlight|involve|join|check\s+in|continue|keep\s+(?:finding|looking\s+for|seeking)\s+ways|pay\s+(?:close\s+|extra\s+|"
     r"more\s+)?attention|take\s+(?:the\s+lead|ownership|advantage|care|a\s+look|the\s+time|pride|initiative)|"
     r"get\s+(?:comfortable|familiar|to\s+know)|keep\s+up|start\s+(?:thinking|brainstorming|implementing|working|"
     r"planning|exploring|looking|paying|preparing|familiari[sz]ing|adopting|applying)|comfortable|aware|"
@@ -402,7 +415,8 @@ _PRAISE = re.compile(r"^(?:[\w' ]{0,30},\s+)?i\s+(?:really\s+)?(?:like|love|appr
 #: A bare pronoun standing for what was named before the sentence, right after the verb that asks ("I want you to
 #: start implementing them", "always start them with 'f_'"; not "start names with 'y_' and end them with '_y'").
 _BARE_PRONOUN = re.compile(
-    r"^(?:(?:please|also|so|now|just|and|then|additionally|finally|lastly|from\s+now\s+on|going\s+forward|moving\s+forward)"
+    r"^(?:(?:please|also|so|now|just|and|then|additionally|finally|lastly|yes|yeah|ok(?:ay)?|from\s+now\s+on|going\s+forward|"
+    r"moving\s+forward)"
     r"[,\s]+)*(?:(?:i|we)\s*(?:really\s+)?(?:want|need|'d\s+like|would\s+like|expect)\s+"
     r"(?:you|everyone|us)\s+to\s+|make\s+sure\s+(?:to\s+|you\s+|that\s+you\s+)?|ensure\s+(?:that\s+)?(?:you\s+)?|"
     r"it(?:'s|\s+is)\s+\w+\s+that\s+you\s+|remember\s+to\s+|(?:we|you)\s+(?:should|must)\s+|always\s+|never\s+|"
@@ -415,7 +429,24 @@ _PLURAL_SUBJECT = re.compile(
     r"\b(?:(?:function\s+argument|function|method|class|variable|attribute|argument|parameter|file|module|branch|test|"
     r"table|column|field|component|route|endpoint)\s+names|function\s+arguments|functions|methods|classes|variables|"
     r"attributes|parameters|commit\s+messages|docstrings|modules|branches|endpoints|components|routes|migrations|"
-    r"handlers)\b", re.IGNORECASE)
+    r"handlers|annotations|type\s+hints|(?:assert|try)\s+statements|assertions|decorators)\b", re.IGNORECASE)
+#: Where a thing named goes, not the thing: "(including assert statements) in our methods", "to all your classes"
+#: ("for your functions" only after a thing: "a convention for your variable names" names what it is about).
+_CONTAINER = re.compile(r"\b(?:in|to|into|on|across|throughout|(?P<about>for))\s+(?:(?:all|each|every|any|of|our|your|the|my|"
+                        r"their)\s+)+$", re.IGNORECASE)
+
+
+def _subject_named(sentence: str, before: str | None) -> str | None:
+    """What a "them" in the next sentence stands for: the last thing `sentence` names that is not where another
+    goes ("add assert statements to your methods" -> assert statements; names are never such places); None when it
+    names only such places, `before` when it names nothing."""
+    named = list(_PLURAL_SUBJECT.finditer(sentence))
+    things: list[str] = []
+    for m in named:
+        place = _CONTAINER.search(sentence[:m.start()])
+        if not place or m.group(0).lower().endswith("names") or place.group("about") and not things:
+            things.append(m.group(0))
+    return things[-1].lower() if things else None if named else before
 #: A rule that asks only for a quality ("keep the dashboard clean", "make sure your comments are clear"): nothing a
 #: later session could act on or check, unless it says always / never or names something exact.
 _QUALITY = re.compile(
@@ -617,13 +648,20 @@ def _said_nothing(statement: str) -> bool:
 _WAITING = re.compile(r"\b(?:covering|including|containing|listing|such\s+as)(?:\s*:|\W*$)", re.IGNORECASE)
 
 
+def _points(statement: str) -> bool:
+    """Whether the first clause of `statement` points at what it is about instead of naming it (`_POINTING`); a
+    value said right after it names it ("we start variable names with a specific prefix, 'x_'")."""
+    head, _, tail = _DISCOURSE.sub("", statement).partition(", ")
+    return bool(_POINTING.search(head)) and not re.match(r"['\"`][^'\"`\s]+['\"`]", tail)
+
+
 def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, relevance: float,
               actionability: float, cue: str, whole: str = "") -> RawProposal | None:
     """A proposal of `statement` when it says something worth keeping; `whole`: the sentence it was cut from (kept
     as its content)."""
     statement = _capitalised(" ".join(statement.split()))
     if not _statement_ok(statement) or _WAITING.search(statement) or _UNNAMED.match(statement) or _PLEASANTRY.match(statement) \
-            or _POINTING.search(_DISCOURSE.sub("", statement).split(", ", 1)[0]) or _said_nothing(statement):
+            or _points(statement) or _said_nothing(statement):
         return None
     summary = fit_summary(statement)
     if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit
@@ -718,8 +756,8 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = []
     subject: str | None = None
     for whole, rest in _sentences(turn.text):
-        whole, named = _resolved(whole, subject), _PLURAL_SUBJECT.findall(whole)
-        subject = named[-1].lower() if named else subject
+        whole = _resolved(whole, subject)
+        subject = _subject_named(whole, subject)
         if _ATTACHMENT.search(whole):
             continue  # "on screenshot 2, ...": a request about what the user shows, not a rule
         if whole.endswith(":"):
@@ -758,9 +796,16 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
             if named_before:  # "for method names, please end them with '_n'": "them" is said in the clause before
                 sentence = _resolved(sentence, named_before[-1].lower())
             made = _user_statement(sentence, rest, turn)
+            condition = _DISCOURSE.sub("", before).strip(" ,")
+            case = condition if _CONDITION.match(condition) and len(condition) <= 80 else ""
+            short = made is False and bool(case) and len(sentence.split()) < MIN_RULE_WORDS \
+                and bool(_QUOTED_VALUE.search(sentence) or _EXACT.search(sentence)) and not _EXAMPLE.match(f"{case}, ")
+            if short:  # "when ending argument names, please use the suffix '_e'": short, but said with its case
+                made = _user_statement(sentence, rest, turn, case)
+            if made and case and _EXAMPLE.match(f"{case}, "):
+                made = False  # "in this example, we use the 'if' keyword ...": the rule's example, not a rule
             if made is not None:
-                condition = _DISCOURSE.sub("", before).strip(" ,")
-                if made and _CONDITION.match(condition) and len(condition) <= 80 and not named_before:
+                if made and case and (not named_before or short):
                     made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
                                      relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
                 if made:
@@ -846,7 +891,7 @@ _MAXIM_RULE = re.compile(r"\bnot\s+(?:just|only)\b.{0,80}\bbut\b"
 
 #: An example of a rule, not the rule: "if you have a variable named 'count', it should be 'count_z'".
 _EXAMPLE = re.compile(r"^(?:[\w' ]{0,30},\s+)?(?:if\s+you\s+have\s+an?\s+\w+(?:\s+\w+)?\s+(?:named|called|that)\b|"
-                      r"in\s+this\s+example\b|for\s+(?:example|instance)\b)", re.IGNORECASE)
+                      r"in\s+this\s+example\b|for\s+(?:example|instance)\b|.*,\s+let'?s\s+say,)", re.IGNORECASE)
 #: What asks only for care ("document your code thoroughly", "follow the style guide rigorously"), a rule pointed at
 #: ("no, this instruction applies to all methods"), a standard announced without its value ("we are
 #: standardizing our video call software"), a step done once ("activate the environment before installing",
@@ -858,6 +903,8 @@ _NOT_THE_RULE = re.compile(
     r"(?!.*\b(?:always|every|each|all|never|whenever)\b)"
     r"|\byou\s+should\s+(?:see|notice|find)\b|\bshould\s+(?:suffice|be\s+sufficient|work\s+fine)\b"
     r"|\bthis\s+(?:instruction|is\s+the\s+standard)\b"
+    # a rule denied, not said: "it's not that you should never create a ticket"; only care: "with more care"
+    r"|^(?:[\w' ]{0,30},\s+)?it(?:'s|\s+is)\s+not\s+that\b|\bwith\s+(?:more|extra|great(?:er)?|due|utmost)\s+care\b"
     r"|\b(?:decided\s+to\s+standardi[sz]e|are\s+standardi[sz]ing)\s+our\b(?!.*\b(?:and|to\s+use|on)\b)", re.IGNORECASE)
 
 
@@ -873,6 +920,10 @@ _IN_PASSING = re.compile(
     r"(?:\brule\s+of\s+thumb\b|\b(?:good|helpful|best|useful|great)\s+practices?\b(?!\s+we\b))(?!.*\b(?:always|never)\b)"
     r"|\bthings?\s+to\s+(?:remember|note|keep\s+in\s+mind)\s+is\s+(?!to\b)"
     r"|\b(?:keep|bear)\s+in\s+mind\b(?!.*\b(?:always|never)\b)|\bembod(?:y|ying|iment)\b|\bkeep\s+an\s+open\s+mind\b"
+    # a quality to design for: "structure the code with modularity and reusability in mind"
+    r"|\bwith\s+(?:[\w-]+\s+){1,4}in\s+mind\b"
+    # no imperative after the always: "Always seeking to improve ...", "Always within the framework of ..."
+    r"|^(?:always|never)\s+(?!using\b)(?:\w{3,}ing|within)\b"
     # a subject to talk about, a maxim, an understanding to have, a goal to set, a document or audit to make once
     r"|\b(?:speak|talk)\s+(?:with|to)\s+you\s+about\b|(?:is|are)\s+(?:just\s+|equally\s+)?as\s+(?:important|crucial|"
     r"essential|valuable)\s+as\b|\bhave\s+an?\s+(?:\w+\s+)?(?:understanding|idea|grasp|sense|picture)\s+of\b"
@@ -964,9 +1015,9 @@ _PREFERENCE = re.compile(
 _PREFERENCE_LEAD = re.compile(r"^please\s+", re.IGNORECASE)
 
 
-def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal | None | bool:
+def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "") -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
-    but says nothing worth keeping."""
+    but says nothing worth keeping. `case`: the clause before it saying when it applies (its words count too)."""
     decision = _USER_DECISION.match(sentence) or _LATER_ON.search(sentence)
     if decision and decision.re is _LATER_ON:  # "start the method names with 'x_' from now on"
         return _kept(_proposal("decisions", sentence[:decision.start()], rest, turn, relevance=0.85,
@@ -1005,7 +1056,7 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn) -> RawProposal 
         return _kept(_proposal("decisions", _PREFERENCE_LEAD.sub("", sentence), rest, turn, relevance=0.85,
                                actionability=0.9, cue="user preference"))
     if _USER_RULE.match(sentence):
-        if len(sentence.split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
+        if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
         if _EXPECTED.search(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
                 and not _BINDING.search(sentence) and not _QUOTED_VALUE.search(sentence):

@@ -1,0 +1,61 @@
+"""What the offline proposer keeps when a lead sets conventions in a session, read from a transcript as Claude
+Code writes it: the rules said (as the team's practice too), not a judgement, a rule denied, care asked for, or a
+"them" read as the place a thing goes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memactors.actors.algorithms.session_proposals import SessionTurn, propose
+from memactors.adapters.claude.transcript import read_transcript
+from tests.session_transcripts import SessionWriter
+
+
+def _summaries(w: SessionWriter, folder: Path) -> list[str]:
+    read = read_transcript(w.write(folder))
+    return [p.summary for p in propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns])]
+
+
+def test_a_them_stands_for_the_thing_named_not_the_place_it_goes(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a001-4b6e-8c1d-2f3a4b5c6001")
+    w.user("We put a lot of weight on adding type hints to our handlers. They catch mistakes early. "
+           "Please add them to your handlers from now on.")
+    w.assistant("Understood, I'll do that.")
+    w.user("I want you to follow one convention for your route names. Always end them with '_rt'.")
+    assert _summaries(w, tmp_path) == ["Please add type hints to your handlers.", "Always end route names with '_rt'."]
+
+
+def test_not_just_but_also_turns_no_option_down_and_a_judgement_of_the_issue_is_no_cause(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a002-4b6e-8c1d-2f3a4b5c6002")
+    w.user("How is the sync job going?")
+    w.assistant("Careful reviewing is a powerful tool, not just in bug hunting but also in keeping the release branch "
+                "healthy.\n\n"
+                "The issue is tricky because it shows up on some mirrors and not others.\n\n"
+                "The issue is that the mirror list is cached for a day.")
+    assert _summaries(w, tmp_path) == ["The issue is that the mirror list is cached for a day."]
+
+
+def test_a_rule_denied_care_asked_a_quality_to_design_for_and_a_fragment_are_no_rules(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a003-4b6e-8c1d-2f3a4b5c6003")
+    w.user("It's not that you should never open a pull request on Fridays.\n\n"
+           "In this team, we must treat the release notes with more care and patience.\n\n"
+           "I need you to build the parser with speed and safety in mind.\n\n"
+           "Always seeking to make the pipeline a little faster.\n\n"
+           "Never bring a pull request to review without its tests.")
+    assert _summaries(w, tmp_path) == ["Never bring a pull request to review without its tests."]
+
+
+def test_the_teams_convention_said_as_what_it_does_is_a_rule(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a004-4b6e-8c1d-2f3a4b5c6004")
+    w.user("We now prefer that handler names end with '_h'.\n\n"
+           "Over here, we include a version digit in all module names.\n\n"
+           "Secondly, use lower case letters for table names.\n\n"
+           "We always begin constant names with a specific prefix, 'k_'.\n\n"
+           "When ending column names, please append the suffix '_c'.\n\n"
+           "If you have a column for, let's say, price, the name should be 'price_c'.")
+    assert _summaries(w, tmp_path) == [
+        "We now prefer that handler names end with '_h'.",
+        "We include a version digit in all module names.",
+        "Use lower case letters for table names.",
+        "We always begin constant names with a specific prefix, 'k_'.",
+        "When ending column names, please append the suffix '_c'."]
