@@ -59,3 +59,15 @@ def test_the_teams_convention_said_as_what_it_does_is_a_rule(tmp_path: Path) -> 
         "Use lower case letters for table names.",
         "We always begin constant names with a specific prefix, 'k_'.",
         "When ending column names, please append the suffix '_c'."]
+
+
+def test_an_example_a_wish_for_everyone_a_tool_pointed_at_and_tools_unnamed_are_no_rules(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a005-4b6e-8c1d-2f3a4b5c6005")
+    w.user("In this example, we use the 'elif' keyword to chain the checks.\n\n"
+           "If you have a method that takes a port as an argument, the argument name should be 'p_port'.\n\n"
+           "Everyone should feel safe raising a concern, no matter how \"small\" it may seem.\n\n"
+           "Keep finding ways to make the Orbit team an even better place to work.\n\n"
+           "Yes, we've adopted it as our main tool for tracking the sprints.\n\n"
+           "Don't forget to utilize our documentation tools.\n\n"
+           "Always run the migrations before you start the server.")
+    assert _summaries(w, tmp_path) == ["Always run the migrations before you start the server."]
