@@ -52,7 +52,9 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 MAX_TURN_CHARS = 16_000
 _CHUNK = 1024 * 1024
 _WRAPPER = re.compile(r"<(command-name|command-message|local-command-stdout|local-command-stderr"
-                      r"|system-reminder|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr)>.*?</\1>",
+                      r"|system-reminder|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr"
+                      # what an IDE extension adds to a message (the file open, the lines selected, diagnostics)
+                      r"|ide_opened_file|ide_selection|ide_diagnostics)>.*?</\1>",
                       re.DOTALL)
 #: What the user typed after a slash command (`/apply-grant explain why ...`): their words, kept without the tag.
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)

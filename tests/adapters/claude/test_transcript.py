@@ -252,3 +252,14 @@ def test_a_message_queued_that_survives_only_as_a_queue_operation_is_read_once(t
         ("", "Run the nightly import."), ("", "Starting the import."),
         ("queued", "never rerun the import against production"), ("queued", "also log the row counts"),
         ("", "Import finished.")]
+
+
+def test_what_an_ide_extension_adds_to_a_message_is_not_the_users_words(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-dddd-4a52-9a57-6d9a1b3cdddd")
+    w.user("<ide_opened_file>The user opened the file /src/app/billing.py in the IDE. This may or may not be "
+           "related to the current task.</ide_opened_file>Keep invoice numbers sequential per tenant.")
+    w.assistant("Noted.")
+    w.queued("<ide_selection>The user selected the lines 3 to 9 from /src/app/tax.py:\nrate = 0.2\n</ide_selection>"
+             "round tax to the cent, never to the unit")
+    texts = _texts(w.write(tmp_path))
+    assert texts == ["Keep invoice numbers sequential per tenant.", "Noted.", "round tax to the cent, never to the unit"]
