@@ -181,8 +181,12 @@ _CLAUSE_CUT = re.compile(r"\s+\((?=[^)]{12,}\)[.!]?$)|\s+(?:because|since|(?<!su
                          re.IGNORECASE)
 #: How a rule is asked for ("I want you to", "please make sure that you"): left out of a summary too long with it.
 _REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+)?(?:want|need|'d\s+like|would\s+like|"
-                      r"expect)\s+(?:you|everyone|all\s+of\s+you)\s+to|(?:make\s+sure|ensure)\s+(?:that\s+)?you|"
-                      r"remember\s+to|it(?:'s|\s+is)\s+\w+\s+that\s+you)\s+",
+                      r"expect)\s+(?:you|everyone|all\s+of\s+you)\s+to|(?:make\s+sure|ensure)\s+(?:that\s+)?you(?:(?:'re|\s+are)(?=\s+(?:always\s+)?(?:adding|using|including|importing|"
+                      r"starting|ending|naming|writing|putting)\b))?|"
+                      r"remember\s+to|it(?:'s|\s+is)\s+\w+\s+that\s+you"
+                      # "get into the habit of adding ...", "another important practice (we follow) is to add ..."
+                      r"|(?:get|getting)\s+into\s+the\s+habit\s+of|(?:one|another)\s+(?:[\w-]+\s+){0,2}?(?:practices?|"
+                      r"conventions?|standards?|rules?|things?)\s+(?:we\s+follow\s+)?is\s+to)\s+",
                       re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such|"
@@ -214,12 +218,16 @@ _USER_RULE = re.compile(
     r"|we\s+(?:(?:now|also|always|generally|typically|usually)\s+)?(?:use|include|add|start|end|prefix|suffix|import|"
     r"begin|write)\b[^.;]{0,60}?\b(?:(?:all|each|every|any|our|the)\s+)*(?:(?:function|method|class|variable|"
     r"attribute|argument|parameter|column|field|file|module|branch|table)\s+){1,2}names\b"
-    # an imperative for names of a kind: "use all uppercase letters for class names"
-    r"|(?:use|include|add|put|append|prepend)\b[^.;]{0,60}?\b(?:to|in|for|on)\s+(?:(?:function|method|class|variable|"
-    r"attribute|argument|parameter|column|field|file|module|branch|table)\s+){1,2}names\b"
+    # an imperative for names of a kind: "use all uppercase letters for class names", "include the string 'chx'
+    # somewhere in the method names"
+    r"|(?:use|include|add|put|append|prepend)\b[^.;]{0,60}?\b(?:to|in|for|on)\s+(?:(?:all|each|every|any|our|your|the)\s+)*"
+    r"(?:(?:function|method|class|variable|attribute|argument|parameter|column|field|file|module|branch|table)\s+){1,2}"
+    r"names\b"
+    # a named module imported: "import the 'secrets' module, even if you don't use it"
+    r"|(?:always\s+)?import\s+(?:the\s+)?['\"][\w.]+['\"]\s+module\b"
     r"|(?:keep|make\s+sure|ensure)\s+(?!it\b|this\b)\w+|make\s+it\s+clear\s+(?:in|that)\b"
     # an imperative that says when it applies: "when naming methods, start them with 'n_'"
-    r"|(?:(?:when|whenever|for|in)\s+(?:naming|writing|creating|adding|defining|declaring|working\s+on)\b"
+    r"|(?:(?:when|whenever|for|in)\s+(?:naming|writing|creating|adding|defining|declaring|working\s+on|starting|ending)\b"
     r"|when\s+it\s+comes\s+to\b|for\s+(?:all\s+|your\s+|every\s+|each\s+|any\s+)?(?:\w+\s+){0,3}(?:names?|"
     r"functions?|methods?|class(?:es)?|variables?|attributes?|arguments?|files?|modules?)\b)[^,]{0,60},\s+(?:please\s+)?"
     r"(?:remember\s+to\s+|(?:make\s+sure|ensure)\s+(?:that\s+)?(?:to\s+|you\s+)?|"
@@ -257,6 +265,16 @@ _USER_RULE = re.compile(
     # where a thing must live: "the frontend code needs to be in root"
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:needs?|has|have)\s+to\s+(?:be|live|stay|sit)\s+(?:in|at|under|inside)\s+\w)",
     re.IGNORECASE)
+#: How names start or end, with the value, anywhere in a clause no other cue reads: "we're now requiring all variable
+#: names to end with '_n'", "update your attribute naming convention to end with '_x'", "we'll be starting method
+#: names with 'p_'", "use 't_' as a prefix" (not from the word that opens it: "Now, ..." is read as "...").
+_NAMING_ANYWHERE = re.compile(
+    r"^(?!(?:but|and|so|also|then|now|additionally|firstly|secondly|thirdly|first|second|third|lastly|finally|however|"
+    r"moreover|furthermore|just|well|anyway|yes|yeah|ok(?:ay)?|alright)\b[,\s])"
+    r"(?:.{0,80}?\bnam(?:es?|ing)\b[^.;]{0,40}?\b(?:start|end|begin)s?\s+with\s+(?:the\s+(?:prefix|suffix)\s+|an?\s+)?['\"]"
+    r"|.{0,80}?\b(?:start|end|begin|prefix|suffix)\w*\s+(?:(?:all|each|every|any|our|your|the|of)\s+)*(?:[\w-]+\s+){0,3}?"
+    r"names\b[^.;]{0,30}?\bwith\s+(?:the\s+(?:prefix|suffix)\s+|an?\s+)?['\"]"
+    r"|.{0,80}?\buse\s+['\"][^'\"\s]+['\"]\s+as\s+(?:a|the)\s+(?:prefix|suffix)\b)", re.IGNORECASE)
 #: "can we use X instead of Y?": a decision asked as a question.
 #: (Asked of the agent too, "can you use campaign_id instead of id?", and typed fast: "intead".)
 _INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+(?:we|you)\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+"
@@ -325,7 +343,7 @@ _NOT_KEPT = re.compile(r"\blet\s+me\b|\bi'?ll\b|\bi\s+will\b|\byou\s+(?:pasted|s
 #: A statement that points at what it is about instead of naming it ("apply this consistently", "follow these
 #: instructions"): the words it stands on were said before it.
 _POINTING = re.compile(r"\b(?:apply|implement|incorporate|follow|adhere\s+to|propagate|include|use|remember|keep)\s+"
-                       r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that|the\s+same)\s+(?:[\w-]+\s+)?"
+                       r"(?:this|these|that|those|it|them)\b|\b(?:this|these|those|that|the\s+same)\s+(?:(?!(?:you|we|they|i)\b)[\w-]+\s+)?"
                        r"(?:instructions?|updates?|decorators?|prefix(?:es)?|suffix(?:es)?|tools?|modules?|settings?|"
                        r"conventions?|rules?|guidelines?|format|approach|practices?|changes?|process|advice|concepts?|"
                        r"standards?|ideas?)\b"
@@ -393,7 +411,8 @@ _SOFT = re.compile(
     r"stay|remain|be|know|learn|think|explore|dive|brainstorm|strive|aim\s+(?:to|for\s+(?!(?:a|an|at\s+least|\d+)\b))|"
     r"embrace|trust|enjoy|relax|grow|prepare|"
     r"present|partner|shadow|attend|participate|reach\s+out|come\s+up|hold|find\s+ways|lead|plan|try|give\s+it|"
-    r"start\s+by|highlight|involve|join|check\s+in|continue|keep\s+(?:finding|looking\s+for|seeking)\s+ways|pay\s+(?:close\s+|extra\s+|"
+    r"start\s+by|highlight|involve|join|check\s+in|continue(?!\s+to\b)|keep\s+(?:finding|looking\s+for|seeking)\s+ways|"
+    r"pay\s+(?:close\s+|extra\s+|"
     r"more\s+)?attention|take\s+(?:the\s+lead|ownership|advantage|care|a\s+look|the\s+time|pride|initiative)|"
     r"get\s+(?:comfortable|familiar|to\s+know)|keep\s+up|start\s+(?:thinking|brainstorming|implementing|working|"
     r"planning|exploring|looking|paying|preparing|familiari[sz]ing|adopting|applying)|comfortable|aware|"
@@ -420,7 +439,7 @@ _BARE_PRONOUN = re.compile(
     r"[,\s]+)*(?:(?:i|we)\s*(?:really\s+)?(?:want|need|'d\s+like|would\s+like|expect)\s+"
     r"(?:you|everyone|us)\s+to\s+|make\s+sure\s+(?:to\s+|you\s+|that\s+you\s+)?|ensure\s+(?:that\s+)?(?:you\s+)?|"
     r"it(?:'s|\s+is)\s+\w+\s+that\s+you\s+|remember\s+to\s+|(?:we|you)\s+(?:should|must)\s+|always\s+|never\s+|"
-    r"don'?t\s+|do\s+not\s+)*(?:[\w'’]+\s+){1,3}?(?-i:(?:it|them|these|those|this|that|they))"
+    r"don'?t\s+|do\s+not\s+)*(?:[\w'’]+\s+){1,3}?(?-i:(?:it|them|these|those|this|(?<!ensure\s)(?<!sure\s)that|they))"
     r"(?=\s*(?:[.!;,]|$|['’]s\b|\s+(?:to|in|into|for|on|with|right|as|from|at|away|altogether|inside|consistently|regularly|"
     r"immediately|every|whenever|when|and|over|across|throughout|up|out|more|too|exists?|is|are|happen)\b))",
     re.IGNORECASE)
@@ -665,7 +684,7 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
         return None
     summary = fit_summary(statement)
     if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit
-        bare = _capitalised(_REQUEST.sub("", statement, count=1))
+        bare = _capitalised(_REQUEST.sub("", _REQUEST.sub("", statement, count=1), count=1))
         summary = None if _said_nothing(bare) else fit_summary(bare)
     if summary is None or chatter(summary) is not None or _WAITING.search(summary):
         return None
@@ -791,27 +810,37 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
             if made:
                 found.append(made)
                 continue
-        for sentence, before in _clauses(whole):
-            named_before = _PLURAL_SUBJECT.findall(before)
-            if named_before:  # "for method names, please end them with '_n'": "them" is said in the clause before
-                sentence = _resolved(sentence, named_before[-1].lower())
-            made = _user_statement(sentence, rest, turn)
-            condition = _DISCOURSE.sub("", before).strip(" ,")
-            case = condition if _CONDITION.match(condition) and len(condition) <= 80 else ""
-            short = made is False and bool(case) and len(sentence.split()) < MIN_RULE_WORDS \
-                and bool(_QUOTED_VALUE.search(sentence) or _EXACT.search(sentence)) and not _EXAMPLE.match(f"{case}, ")
-            if short:  # "when ending argument names, please use the suffix '_e'": short, but said with its case
-                made = _user_statement(sentence, rest, turn, case)
-            if made and case and _EXAMPLE.match(f"{case}, "):
-                made = False  # "in this example, we use the 'if' keyword ...": the rule's example, not a rule
-            if made is not None:
-                if made and case and (not named_before or short):
-                    made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
-                                     relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
-                if made:
-                    found.append(made)
-                    break
+        for anywhere in (False, True):  # a naming rule said anywhere in a clause only when no clause had a cue
+            made = _user_clauses(whole, rest, turn, anywhere)
+            if made:
+                found.append(made)
+                break
     return found
+
+
+def _user_clauses(whole: str, rest: str, turn: SessionTurn, anywhere: bool) -> RawProposal | None:
+    """The proposal of the first clause of a user's sentence that makes one (`_user_statement`), with the clause
+    before it when that says when it applies."""
+    for sentence, before in _clauses(whole):
+        named_before = _PLURAL_SUBJECT.findall(before)
+        if named_before:  # "for method names, please end them with '_n'": "them" is said in the clause before
+            sentence = _resolved(sentence, named_before[-1].lower())
+        made = _user_statement(sentence, rest, turn, anywhere=anywhere)
+        condition = _DISCOURSE.sub("", before).strip(" ,")
+        case = condition if _CONDITION.match(condition) and len(condition) <= 80 else ""
+        short = made is False and bool(case) and len(sentence.split()) < MIN_RULE_WORDS \
+            and bool(_QUOTED_VALUE.search(sentence) or _EXACT.search(sentence)) and not _EXAMPLE.match(f"{case}, ")
+        if short:  # "when ending argument names, please use the suffix '_e'": short, but said with its case
+            made = _user_statement(sentence, rest, turn, case, anywhere)
+        if made and case and _EXAMPLE.match(f"{case}, "):
+            made = False  # "in this example, we use the 'if' keyword ...": the rule's example, not a rule
+        if made is not None:
+            if made and case and (not named_before or short):
+                made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
+                                 relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
+            if made:
+                return made
+    return None
 
 
 #: "Don't" and "always" that forbid or require nothing: "don't forget to ...", "don't hesitate", "always a pleasure",
@@ -1015,9 +1044,11 @@ _PREFERENCE = re.compile(
 _PREFERENCE_LEAD = re.compile(r"^please\s+", re.IGNORECASE)
 
 
-def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "") -> RawProposal | None | bool:
+def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "",
+                    anywhere: bool = False) -> RawProposal | None | bool:
     """The proposal a user's clause makes; None when it has no cue (try the next clause), False when it has one
-    but says nothing worth keeping. `case`: the clause before it saying when it applies (its words count too)."""
+    but says nothing worth keeping. `case`: the clause before it saying when it applies (its words count too);
+    `anywhere`: read with `_NAMING_ANYWHERE` too (when no clause of the sentence had a cue)."""
     decision = _USER_DECISION.match(sentence) or _LATER_ON.search(sentence)
     if decision and decision.re is _LATER_ON:  # "start the method names with 'x_' from now on"
         return _kept(_proposal("decisions", sentence[:decision.start()], rest, turn, relevance=0.85,
@@ -1055,7 +1086,7 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "")
     if _PREFERENCE.match(sentence):
         return _kept(_proposal("decisions", _PREFERENCE_LEAD.sub("", sentence), rest, turn, relevance=0.85,
                                actionability=0.9, cue="user preference"))
-    if _USER_RULE.match(sentence):
+    if _USER_RULE.match(sentence) or anywhere and _NAMING_ANYWHERE.match(sentence):
         if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
         if _EXPECTED.search(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \

@@ -71,3 +71,40 @@ def test_an_example_a_wish_for_everyone_a_tool_pointed_at_and_tools_unnamed_are_
            "Don't forget to utilize our documentation tools.\n\n"
            "Always run the migrations before you start the server.")
     assert _summaries(w, tmp_path) == ["Always run the migrations before you start the server."]
+
+
+def test_how_names_start_or_end_is_a_rule_wherever_the_clause_says_it(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a006-4b6e-8c1d-2f3a4b5c6006")
+    w.user("We're now requiring all fixture names to end with '_fx'.\n\n"
+           "Also, please update your column naming convention to end with '_col'.\n\n"
+           "Likewise, we'll be starting handler names with 'on_'.\n\n"
+           "Now, one last thing, when starting route names, use 'r_' as a prefix.\n\n"
+           "Include the string 'v2' somewhere in the table names.\n\n"
+           "Please ensure that from now on, all enum names end with '_kind'.\n\n"
+           "We now prefer that you prefix all hook names with a 'use_'.\n\n"
+           "Additionally, continue to end signal names with '_sig'.")
+    assert _summaries(w, tmp_path) == [
+        "We're now requiring all fixture names to end with '_fx'.",
+        "Please update your column naming convention to end with '_col'.",
+        "Likewise, we'll be starting handler names with 'on_'.",
+        "When starting route names, use 'r_' as a prefix.",
+        "Include the string 'v2' somewhere in the table names.",
+        "Please ensure that from now on, all enum names end with '_kind'.",
+        "We now prefer that you prefix all hook names with a 'use_'.",
+        "Continue to end signal names with '_sig'."]
+
+
+def test_a_rule_too_long_as_asked_is_said_without_the_habit_or_practice_that_leads_it(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a007-4b6e-8c1d-2f3a4b5c6007")
+    w.user("I want you to get into the habit of adding the '@memoize' decorator from the 'cachetools' package to all "
+           "your loaders.\n\n"
+           "Another important practice is to add the '@guarded' decorator from the 'safety' package to all your "
+           "handlers.\n\n"
+           "Ensure that you're adding the '@traced' decorator from the 'telemetry' package to all your scheduled "
+           "jobs.\n\n"
+           "Additionally, import the 'zoneinfo' module, even if a file never reads a date.")
+    assert _summaries(w, tmp_path) == [
+        "Adding the '@memoize' decorator from the 'cachetools' package to all your loaders.",
+        "Add the '@guarded' decorator from the 'safety' package to all your handlers.",
+        "Adding the '@traced' decorator from the 'telemetry' package to all your scheduled jobs.",
+        "Import the 'zoneinfo' module, even if a file never reads a date."]
