@@ -188,6 +188,9 @@ _REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+
                       r"|(?:get|getting)\s+into\s+the\s+habit\s+of|(?:one|another)\s+(?:[\w-]+\s+){0,2}?(?:practices?|"
                       r"conventions?|standards?|rules?|things?)\s+(?:we\s+follow\s+)?is\s+to)\s+",
                       re.IGNORECASE)
+#: A rule said as "the use of" a named thing ("another practice we follow is the use of the '@validate' decorator
+#: ..."): too long, said as "Use ..." with the lead-in dropped.
+_USE_OF = re.compile(r"^.{0,80}?\b(?:is|was)\s+(?:the\s+)?(?:consistent\s+)?use\s+of\s+(?=(?:the\s+)?['\"`])", re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such|"
                        r"especially|particularly|want|do|strive)$",
@@ -684,7 +687,12 @@ def _proposal(namespace: str, statement: str, rest: str, turn: SessionTurn, *, r
         return None
     summary = fit_summary(statement)
     if summary is None and _REQUEST.match(statement):  # too long as asked: said as the rule itself, it may fit
-        bare = _capitalised(_REQUEST.sub("", _REQUEST.sub("", statement, count=1), count=1))
+        bare = statement
+        for _ in range(2):  # "I want you to get into the habit of adding ...": each lead-in in turn
+            bare = _capitalised(_REQUEST.sub("", bare, count=1))
+        summary = None if _said_nothing(bare) else fit_summary(bare)
+    if summary is None and _USE_OF.match(statement):
+        bare = "Use " + statement[_USE_OF.match(statement).end():]
         summary = None if _said_nothing(bare) else fit_summary(bare)
     if summary is None or chatter(summary) is not None or _WAITING.search(summary):
         return None

@@ -108,3 +108,10 @@ def test_a_rule_too_long_as_asked_is_said_without_the_habit_or_practice_that_lea
         "Add the '@guarded' decorator from the 'safety' package to all your handlers.",
         "Adding the '@traced' decorator from the 'telemetry' package to all your scheduled jobs.",
         "Import the 'zoneinfo' module, even if a file never reads a date."]
+
+
+def test_a_rule_too_long_said_as_the_use_of_a_named_thing_is_said_as_the_rule(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a008-4b6e-8c1d-2f3a4b5c6008")
+    w.user("Another important practice we follow is the use of the '@frozen' decorator from the 'attrs' package for "
+           "all your records.")
+    assert _summaries(w, tmp_path) == ["Use the '@frozen' decorator from the 'attrs' package for all your records."]
