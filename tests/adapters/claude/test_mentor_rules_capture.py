@@ -115,3 +115,12 @@ def test_a_rule_too_long_said_as_the_use_of_a_named_thing_is_said_as_the_rule(tm
     w.user("Another important practice we follow is the use of the '@frozen' decorator from the 'attrs' package for "
            "all your records.")
     assert _summaries(w, tmp_path) == ["Use the '@frozen' decorator from the 'attrs' package for all your records."]
+
+
+def test_a_step_left_to_judgement_or_conforming_to_what_exists_is_no_rule(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a009-4b6e-8c1d-2f3a4b5c6009")
+    w.user("I want your Terraform modules to align with the rest of the platform team's work.\n\n"
+           "Ensure that any new screens you build are in line with our existing Figma library.\n\n"
+           "Always tag the on-call engineer in the incident channel, and page them if needed.\n\n"
+           "Always run the full test suite before you merge into main.")
+    assert _summaries(w, tmp_path) == ["Always run the full test suite before you merge into main."]
