@@ -66,6 +66,9 @@ class Evidence(BaseModel):
     #: and the reply that may retell it); empty at the note's ends.
     before: str = ""
     after: str = ""
+    #: The memories written before it in its note, nearest first (`before` the first of them), each with the moment
+    #: it was written: in a logged conversation, the story a speaker's turn may go on with.
+    earlier: tuple[tuple[str, datetime], ...] = ()
 
     @field_validator("timestamp")
     @classmethod

@@ -59,8 +59,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, matched_event_words, names,
-                                                      plan_asked, report_score, reports_change)
+from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, event_sentence,
+                                                      matched_event_words, names, plan_asked, report_score,
+                                                      reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -82,6 +83,10 @@ FIRST_CLOSE = 0.8
 _FIRST = re.compile(r"\bfirst\b(?!\s+(?:week|month|day|time|of|place|prize)\b)", re.IGNORECASE)
 #: What a turn said by someone other than the people a question asks about loses from its report score.
 OTHER_SPEAKER = 0.3
+#: How long before an undated turn its speaker's earlier turn may be said to date the story the turn goes on with.
+STORY_WINDOW = timedelta(minutes=30)
+#: How sure a date taken from the speaker's earlier turn is, as a share of how sure it is there.
+STORY_SURE = 0.8
 #: A turn of a logged conversation: "Name: what they said".
 _SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 
@@ -485,7 +490,8 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     """(report score, the date the memory gives, how it was read) for one recalled memory: its most
     confident date phrase on or before the day it was recorded (the first of equals; a later date is a
     plan, not a report; for a question about a plan, one on or after it), else its most confident one, else
-    none (its recorded day stands in)."""
+    none (its recorded day stands in). A later date said in another sentence than the one telling the event
+    is no date of it ("It was great for skiing! Can't wait to go back next year!")."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
     # a question about a plan is answered by the date planned: any date counts, a later one first
@@ -493,6 +499,9 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
         happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
+        told = event_sentence(question, item.text)
+        if not happened and told is not item.text:  # the sentence telling the event is known: a plan elsewhere
+            found = [f for f in found if f[0].original_text in told]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
                          when=best[0].original_text if best else None)
@@ -500,19 +509,20 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
 
 
 def _supports(question: str, scores: Sequence[float], recorded: Sequence[float],
-              texts: Sequence[str] | None = None) -> list[float]:
+              texts: Sequence[str] | None = None, told: Sequence[str] | None = None) -> list[float]:
     """How well each candidate supports an answer (0..1): its report score over the most a score can be, halved
     for a later mention (an earlier candidate scores about as well and, unless the question asks about a change,
-    holds every event word of the question the later one holds: it reports the same event, the first report
-    dates it)."""
+    holds every event word of the question the later one holds, which holds one at least: it reports the same
+    event, the first report dates it; a memory holding none shares only names with it)."""
     change = change_asked(question) is not None
     most = REPORT_MAX_CHANGE if change else REPORT_MAX
     # a change question's report is the memory claiming the change, whatever words a later mention shares
     held = [matched_event_words(question, t) for t in texts] if texts is not None and not change else None
+    some = [bool(matched_event_words(question, t)) for t in told or texts or ()]
     out = []
     for i, score in enumerate(scores):
         later = any(recorded[j] < recorded[i] and scores[j] >= score - SAME_REPORT
-                    and (held is None or held[i] <= held[j]) for j in range(len(scores)))
+                    and (held is None or some[i] and held[i] <= held[j]) for j in range(len(scores)))
         out.append(max(0.0, min(1.0, score / most)) * (LATER_MENTION if later else 1.0))
     return out
 
@@ -569,6 +579,38 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
     return out
 
 
+def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
+                    tz: tzinfo) -> list[_Scored]:
+    """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
+    speaker's last turn before it that says when something happened, over only undated turns of theirs and
+    another speaker's between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
+    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it."""
+    if change_asked(question) is not None:
+        return candidates
+    out = list(candidates)
+    for i, (score, resolution, _) in enumerate(candidates):
+        item = evidence[i]
+        own = _speaker(item.text)
+        if resolution is not None or own is None:
+            continue
+        for text, when in item.earlier:
+            when = _as_aware(when)
+            if _as_aware(item.timestamp) - when > STORY_WINDOW or _speaker(text) is None:
+                break
+            if _speaker(text) != own:
+                continue
+            found = _resolutions(text, item.memory_id, when, tz)
+            said = [f for f in found if f[0].resolved_date <= _local_day(when, tz)]
+            if said:
+                told, how = max(said, key=lambda f: f[0].confidence)
+                told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
+                out[i] = (score, told, f"{how} (said in {own.capitalize()}'s turn before, the story this one goes on "
+                                       "with)")
+            if found:
+                break
+    return out
+
+
 def _partial(question: str, support: list[float], texts: Sequence[str]) -> list[float]:
     """A memory holding only some of the event words another holds ("a yoga class" against "a yoga class in the
     neighborhood") tells a like event, not the one asked about: it counts PARTIAL_MATCH of its support."""
@@ -587,7 +629,9 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     mention of the same event counts half; one holding only some of the event words another holds, PARTIAL_MATCH;
     a conversation turn by another speaker than the one asked about, OTHER_SPEAKER less; a conversation turn holds
     the event words of another speaker's question just before it and reply just after it ("Where did you find
-    this car?" / "I found it last week"); an undated report takes the date of its retelling the same day; "when did X first ..." takes the earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
+    this car?" / "I found it last week"); an undated report takes the date of its retelling the same day, an undated
+    turn the date its speaker said in the story it goes on with (turns before); "when did X first ..." takes the
+    earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
     it was written — on or after it for a question about a plan — else that day, held less surely). A "which
     year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
     (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
@@ -603,7 +647,9 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
                                  [e.text for e in evidence])
     recorded = [_as_aware(e.timestamp).timestamp() for e in evidence]
     candidates = _dated_by_retelling(question, candidates, evidence, tz)
-    support = _supports(question, [c[0] for c in candidates], recorded, [e.text for e in evidence])
+    candidates = _dated_by_story(question, candidates, evidence, tz)
+    support = _supports(question, [c[0] for c in candidates], recorded, [e.text for e in evidence],
+                        ["\n".join((e.text, *_context(e))) for e in evidence])
     # a like event is told with fewer of the event words, counting those of the turns that ask and retell it
     support = _partial(question, support, ["\n".join((e.text, *_context(e))) for e in evidence])
 

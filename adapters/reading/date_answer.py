@@ -10,7 +10,7 @@ only when an LLM is asked, so an offline answer costs no LLM imports.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 
 from memactors.actors.ports import StructuredLLM
 from memactors.adapters.git.memory_store import MemoryStore
@@ -25,6 +25,9 @@ from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer
 EVIDENCE_DEPTH = 20
 #: How many of a recalled summary's members stand in for it as evidence.
 SUMMARY_MEMBERS = 5
+#: How many memories before a recalled one in its note it carries (`Evidence.earlier`): in a conversation of two,
+#: the speaker's three turns before it and the other speaker's between (LoCoMo 6-10: 2 and 4 one answer fewer).
+EARLIER_DEPTH = 6
 #: How many candidates the LLM is shown (a prompt of a few thousand tokens).
 LLM_CANDIDATES = 8
 
@@ -35,7 +38,9 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
     the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance. Each carries the
     memories just before and after it in its note; those not recalled follow, at the relevance of the one they
     stand beside: a turn that dates an event in few of the question's words ("I found it last week") answers
-    the recalled turn before it ("Where did you find this car?")."""
+    the recalled turn before it ("Where did you find this car?"). Each carries the EARLIER_DEPTH memories before
+    it in its note as well, with their moments (the story a turn goes on with: "Guess what I organised
+    yesterday!" before "A charity tournament!")."""
     refs = store.git.memory_refs()
     found: list[Evidence] = []
     seen: set[str] = set()
@@ -67,19 +72,34 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
             # a statement dates from its first copy: a re-capture is not a newer report
             found.append(Evidence(memory_id=e.id, text=text, timestamp=e.first_seen or e.timestamp,
                                   relevance=min(1.0, max(0.0, hit.relevance)),
-                                  before=_text(around[0]), after=_text(around[1])))
+                                  before=_text(around[0]), after=_text(around[1]),
+                                  earlier=_earlier(memories, at, index)))
     for memory, relevance in beside:
         if memory.id in seen:
             continue
         seen.add(memory.id)
         memories = note(memory.namespace, memory.commit)
-        around = _around(memories, next((i for i, m in enumerate(memories) if m.key == memory.key), None))
-        row = index.entries.row_of(memory.id)
-        first = index.entries[row].first_seen if row is not None else None
-        found.append(Evidence(memory_id=memory.id, text=_text(memory), timestamp=first or memory.timestamp,
+        at = next((i for i, m in enumerate(memories) if m.key == memory.key), None)
+        around = _around(memories, at)
+        found.append(Evidence(memory_id=memory.id, text=_text(memory), timestamp=_first_seen(memory, index),
                               relevance=min(1.0, max(0.0, relevance)),
-                              before=_text(around[0]), after=_text(around[1])))
+                              before=_text(around[0]), after=_text(around[1]),
+                              earlier=_earlier(memories, at, index)))
     return found
+
+
+def _first_seen(memory: Memory, index: RecallIndex) -> datetime:
+    """When `memory` was first written: its index entry's first sighting, else its own timestamp."""
+    row = index.entries.row_of(memory.id)
+    first = index.entries[row].first_seen if row is not None else None
+    return first or memory.timestamp
+
+
+def _earlier(memories: Sequence[Memory], at: int | None, index: RecallIndex) -> tuple[tuple[str, datetime], ...]:
+    """The EARLIER_DEPTH memories before the `at`-th of a note, nearest first, each with when it was written."""
+    if at is None:
+        return ()
+    return tuple((_text(m), _first_seen(m, index)) for m in memories[max(0, at - EARLIER_DEPTH):at][::-1])
 
 
 def _text(memory: Memory | None) -> str:

@@ -819,3 +819,48 @@ def test_an_agent_noun_meets_its_verb_as_an_event_word() -> None:
     answer = compose_answer("When did John host the programming contest?", [report, later], now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("report",)
     assert answer.answer.startswith("2022-10-07")
+
+
+def test_an_undated_turn_takes_the_date_of_the_story_its_speaker_began_turns_before() -> None:
+    # the kite festival is named two turns after "yesterday": the speaker goes on with the story they began
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)
+    began = ("Tom: I spent all of yesterday outdoors with my cousins, guess where!", said - timedelta(minutes=2))
+    asked = ("Mia: At the beach? The zoo?", said - timedelta(minutes=1))
+    told = Evidence(memory_id="told", text="Tom: Nope, we went to the kite festival by the harbour!",
+                    timestamp=said, relevance=0.8, before=asked[0], earlier=(asked, began))
+    like = evidence("like", "Tom: Last Saturday I bought a new kite.", datetime(2024, 5, 20, tzinfo=UTC))
+    answer = compose_answer("When did Tom go to the kite festival?", [told, like], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("told",)
+    assert answer.answer.startswith("2024-06-09") and "turn before" in answer.reasoning
+    # a turn of theirs naming a later day ends the story; one said long before is no part of it
+    plan = ("Tom: Tomorrow I'm off with my cousins, guess where!", said - timedelta(minutes=2))
+    for earlier in ((asked, plan, began), (asked, (began[0], said - timedelta(hours=3)))):
+        alone = told.model_copy(update={"earlier": earlier})
+        answer = compose_answer("When did Tom go to the kite festival?", [alone], now=WEDNESDAY, tz=UTC)
+        assert answer.answer.startswith("2024-06-10")  # the day the turn was said
+
+
+def test_a_later_day_said_in_another_sentence_than_the_event_is_no_date_of_it() -> None:
+    # "next year" is when Raj hopes to go back, not when he tried the climbing wall
+    told = evidence("told", "Raj: Yes, the climbing wall was great fun! I hope to go back there next year.",
+                    datetime(2024, 3, 14, 18, tzinfo=UTC))
+    answer = compose_answer("When did Raj try the climbing wall?", [told], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2024-03-14")
+    # said in the sentence telling the event, a later day is still the one it gives
+    plan = evidence("plan", "Raj: I will try the climbing wall next Friday.", datetime(2024, 3, 14, 18, tzinfo=UTC))
+    assert compose_answer("When did Raj try the climbing wall?", [plan], now=WEDNESDAY,
+                          tz=UTC).answer.startswith("2024-03-15")
+
+
+def test_a_memory_holding_no_event_word_is_no_later_mention_of_an_earlier_one() -> None:
+    # neither names a trip: the later one shares only the name with the earlier, and is not halved for it
+    early = evidence("early", "Omar: Oslo was lovely last week, the fjords!", datetime(2024, 2, 5, 12, tzinfo=UTC))
+    later = evidence("later", "Omar: Back in Oslo yesterday, the fjords again!", datetime(2024, 4, 10, 12, tzinfo=UTC))
+    question = "When did Omar travel to Oslo the second time?"
+    answer = compose_answer(question, [early, later], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("later",) and answer.answer.startswith("2024-04-09")
+    # the reply just after it naming the flight makes it a later mention of the flight all the same
+    flew = evidence("flew", "Omar: I flew to Oslo last month, the fjords!", datetime(2024, 2, 5, 12, tzinfo=UTC))
+    told = later.model_copy(update={"after": "Lea: You flew there again? Lucky you!"})
+    answer = compose_answer("When did Omar fly to Oslo?", [flew, told], now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("flew",) and answer.answer.startswith("2024-01-01")

@@ -71,3 +71,34 @@ def test_recall_reason_dates_an_event_from_the_answer_to_the_question_that_names
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer["answer"].startswith("2023-10-23") and "last week" in answer["reasoning"]
+
+
+def test_a_recalled_memory_carries_the_memories_before_it_in_its_note_nearest_first_with_their_moments(
+        repo: Repo) -> None:
+    _conversation(repo)
+    index = ReadCache(GitStore(repo.path).common_dir).load()
+    hits = search(index, "came across it in bad shape", mode="exhaustive", limit=1)
+    assert hits[0].entry.summary.startswith("Dave: I came across it")
+    reply = evidence_of(MemoryStore(GitStore(repo.path)), hits, index)[0]
+    utc = timezone.utc
+    assert [(text.split("\n")[0], when) for text, when in reply.earlier] == [
+        ("Calvin: That red car looks amazing! Where did you find this car?", datetime(2023, 11, 2, 15, 1, tzinfo=utc)),
+        ("Calvin: Your blog post on the restoration was great to read.", datetime(2023, 11, 2, 15, 0, tzinfo=utc)),
+        ("Dave: Last Friday I went to the car show and saw some great cars.", datetime(2023, 10, 8, 15, 0, tzinfo=utc))]
+    assert reply.earlier[0][0] == reply.before
+
+
+def test_recall_reason_dates_a_turn_by_the_story_its_speaker_began_a_turn_before(repo: Repo) -> None:
+    # the concert is named only after the other speaker's guess; "yesterday" was said in the turn before
+    start = datetime(2024, 6, 10, 9, 0, tzinfo=timezone.utc)
+    turns = ["Nora: Guess what I did with my choir yesterday!", "Ben: A new song? A trip?",
+             "Nora: We sang at the charity concert in the park, for the animal shelter.", "Ben: Wow, well done!"]
+    for i, said in enumerate(turns):
+        repo.capture("progress", said, when=start + timedelta(minutes=i))
+    result = run_cli("consolidate", "--json", "--repo", str(repo.path))
+    assert result.returncode in (0, 1), result.stderr
+    result = run_cli("recall", "When did Nora sing at the charity concert?", "--reason", "--json", "--repo",
+                     str(repo.path), env={"MEMACTORS_TIMEZONE": "UTC"})
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["answer"].startswith("2024-06-09") and "yesterday" in answer["reasoning"]
