@@ -200,11 +200,13 @@ _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|
 _USER_RULE = re.compile(
     r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+\w+"
     # "I want the messages in French" (a requirement), not "I want to ..." (an intent) nor a task for the agent
-    r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just|now)\s+)?(?:want|need|like|prefer)|don'?t\s+want|do\s+not\s+want)\s+"
+    r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just|now)\s+)?(?:want|need|like|prefer|expect(?=\s+you\s+to\b))|don'?t\s+want|do\s+not\s+want)\s+"
     r"(?!to\b|it\b|this\b|that\b(?!\s+you\s+(?:always|never|only|use|include|add|start|end|import|keep|avoid)\b)|a\s+way\b|"
     r"help\b|you\s+to\s+(?:look|check|read|review|explain|tell|show|help"
     r"|investigate|find|see|try|run|fix|debug|open|summari[sz]e|write|create|build|implement|make(?!\s+sure)|update|do"
-    r"|go|think|talk|meet|join|share|prepare|work\s+on|focus|get(?!\s+into\s+the\s+habit)|come\s+up|research|propose"
+    r"|go|think|talk|meet|join|share|prepare|work\s+on|get(?!\s+into\s+the\s+habit)|come\s+up|research|propose"
+    # (focusing on a practice is asked: "focus on always using annotations")
+    r"|focus(?!\s+on\s+(?:always\s+)?(?:using|adding|including|importing|writing|starting|ending)\b)"
     r"|draft|put\s+together|add\s+(?:a|an|some)\b|set\s+up\s+(?:a|an)\s+(?!virtual)|organi[sz]e|take\s+charge|lead)\b)"
     # "I want to emphasize that we never ...", "I wanted to stress the importance of including ..."
     r"|we\s+(?:always\s+)?(?:like|prefer|want)\s+to\s+(?:always\s+)?(?:start|end|use|include|add|import|prefix|name)\b"
@@ -214,7 +216,7 @@ _USER_RULE = re.compile(
     r"|(?:i|we)\s*(?:want(?:ed)?|'d\s+like|would\s+like)\s+to\s+(?:emphasi[sz]e|stress|highlight|reiterate|reinforce|"
     r"underline|underscore|remind\s+you)\s+"
     r"(?:(?:again\s+)?that\b(?=.*\b(?:always|never|must|only|should|don'?t|do\s+not)\b)"
-    r"|the\s+importance\s+of\s+(?:always\s+|never\s+)?\w+ing\b)"
+    r"|the\s+importance\s+of\s+(?:always\s+|never\s+|not\s+)?\w+ing\b)"
     r"|we\s+(?:(?:now|also|actually|generally|really|strongly|still|do)\s+)?(?:prefer|require|expect|insist)\b|remember\s+to\b"
     # the team's convention said as what it does: "we include a single digit in our function names", "we use
     # snake_case for all class names", "we prefix all variable names with 'm_'"
@@ -242,7 +244,11 @@ _USER_RULE = re.compile(
     # a rule inside a sentence: "another important practice is to always include try statements"
     r"|.{0,80}?\bto\s+(?:always|never)\s+(?:use|include|add|start|end|import|name|write|run|keep|avoid|commit|put|"
     r"follow|prefix|document|test|check)\b"
-    r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer|append|prepend|include|import)\b"
+    r"|please\s+(?:use|keep|add|put|run|write|document|name|prefer|append|prepend|include|import|avoid|refrain\s+from)\b"
+    # the team's requirement of everyone: "we're now requiring all employees to use a VPN when working remotely"
+    r"|we(?:'re|\s+are)\s+(?:now\s+)?(?:requiring|asking|encouraging|expecting)\s+(?:all|every|each)\b"
+    # a rule by its condition, said first: "only reach out when it's truly necessary"
+    r"|only\s+\w+\s+(?:[\w'-]+\s+){0,4}?(?:when|if)\b"
     # a naming rule said as an imperative: "start your function names with 'y_'", "end method names with '_md'"
     r"|(?:start|end|begin|prefix|suffix)\s+(?:(?:all|every|each|any|of|your|the|our)\s+)*(?:[\w-]+\s+){0,3}names?\s+"
     r"(?:with|by)\b"
@@ -844,7 +850,8 @@ def _user_clauses(whole: str, rest: str, turn: SessionTurn, anywhere: bool) -> R
             made = False  # "in this example, we use the 'if' keyword ...": the rule's example, not a rule
         if made is not None:
             if made and case and (not named_before or short):
-                made = _proposal(made.namespace, f"{condition}, {sentence[:1].lower()}{sentence[1:]}", rest, turn,
+                head = sentence[:1] if re.match(r"I\b", sentence) else sentence[:1].lower()  # "I" stays capital
+                made = _proposal(made.namespace, f"{condition}, {head}{sentence[1:]}", rest, turn,
                                  relevance=made.relevance, actionability=made.actionability, cue=made.cue) or made
             if made:
                 return made

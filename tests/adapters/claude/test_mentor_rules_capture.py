@@ -124,3 +124,22 @@ def test_a_step_left_to_judgement_or_conforming_to_what_exists_is_no_rule(tmp_pa
            "Always tag the on-call engineer in the incident channel, and page them if needed.\n\n"
            "Always run the full test suite before you merge into main.")
     assert _summaries(w, tmp_path) == ["Always run the full test suite before you merge into main."]
+
+
+def test_a_requirement_of_everyone_a_refusal_asked_and_a_practice_to_focus_on_are_rules(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a010-4b6e-8c1d-2f3a4b5c6010")
+    w.user("For compliance, we're now requiring all contractors to sign commits with a GPG key.\n\n"
+           "Firstly, when working remotely, please refrain from using the office VPN.\n\n"
+           "I wanted to emphasize the importance of not pushing tags from a laptop.\n\n"
+           "In your next services, I expect you to log through the shared structlog setup.\n\n"
+           "Instead, I want you to focus on using the staging cluster for load tests.\n\n"
+           "Only page the database team when the replica lag passes a minute.\n\n"
+           "I expect great things from this quarter, Dana.\n\n"
+           "I want you to focus on your onboarding tasks this week.")
+    assert _summaries(w, tmp_path) == [
+        "For compliance, we're now requiring all contractors to sign commits with a GPG key.",
+        "When working remotely, please refrain from using the office VPN.",
+        "I wanted to emphasize the importance of not pushing tags from a laptop.",
+        "In your next services, I expect you to log through the shared structlog setup.",
+        "I want you to focus on using the staging cluster for load tests.",
+        "Only page the database team when the replica lag passes a minute."]
