@@ -27,9 +27,12 @@ repo root"), a choice the user states with what it replaces ("use pnpm instead o
 Jest"), and the user's rules and
 instructions ("I want the messages in French", "don't ...", "X must only
 ...", "keep X pure", "one of our standards is that ...", "it's important that
-you ...", "start your function names with ...", "add X to all your methods"),
+you ...", "start your function names with ...", "add X to all your methods", the team's practice: "we include a
+digit in our function names", "we're now requiring all employees to ..."; how names start or end, said with the
+value anywhere in a sentence: "we're now requiring all variable names to end with '_n'"),
 wherever they stand in a sentence after a lead-in; a "them" right after the
-verb is read as what the sentence or clause before named. A
+verb is read as the thing the sentence or clause before named, not the place it goes ("assert statements in our
+methods"). A
 lead-in ending in ":" is read with the bullets it introduces; text
 hard-wrapped at a fixed width is rejoined before sentences are cut (short lines typed one by one are not). A turn in
 another language than English is not read (counted by `foreign`); an answer or a plan is, by its structure. Never a
@@ -46,15 +49,18 @@ help, words pointing back, advice about the workplace rather than the code,
 its tools or the project unless measured, care for the body at the desk); never
 a user's rule or decision that names nothing to check it by (no value, name,
 count, always / never, thing of the code, its tools or the place of work) or
-that asks for a setup step, a state of mind, only care ("thoroughly"), a rule
+that asks for a setup step, a state of mind, only care ("thoroughly", "with more care"), a rule
 still to come, a maxim ("not only ... but also", "we always strive"), an
-example of the rule, or points back ("accordingly", "always import it"), nor what
+example of the rule ("let's say"), a rule denied ("it's not that ..."), a quality to design for ("with X in
+mind"), a step left to judgement ("if needed"), conformity to what exists ("align with our standards"), or points
+back ("accordingly", "always import it"), nor what
 is said in passing (advice by its name: "a good rule of thumb"; how things are to
 keep in mind; growth, a goal or a task bound to one occasion; a state to reach in
 the work at hand; how a thing other than code should be; a proposal to the team
 naming nothing exact); never a sentence cut to fit (a
 statement longer than a summary is kept only when its first clause stands
-alone, or the rule itself without "I want you to"). One proposal per
+alone, or the rule itself without "I want you to" or "get into the habit of", or "the use of X" said as "Use
+X"). One proposal per
 statement: a restatement in other words is left out.
 
 Each proposal carries four of the five confidence factors; novelty comes from
