@@ -28,6 +28,8 @@ FIELD_WEIGHTS = (3.0, 1.0, 2.0)
 #: A question's words that are looked up (a longer question keeps its first ones).
 MAX_WORDS = 24
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: Off-topic words are left out of BM25 only when this many words some row holds remain.
+MIN_SUBJECT_WORDS = 2
 #: From this length a word no entry holds is looked up by its start (all but its last two letters, at least 4).
 PREFIX_FROM = 6
 #: Words too common in questions to say anything about the answer.
@@ -156,9 +158,9 @@ def idf(total: int, holding: int) -> float:
 def match_words(db: sqlite3.Connection, words: list[str], depth: int,
                 off_topic: Callable[[list[int]], bool] | None = None) -> LexicalMatch:
     """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch). A word
-    whose rows are `off_topic` counts in the shares but ranks nothing by BM25 (unless every word is such a word):
-    a question's frame ("now that it's no longer one", "why do we keep") is rare in a store of technical notes, so
-    BM25 weighs it heavily and lifts whichever note happens to say it."""
+    whose rows are `off_topic` counts in the shares but ranks nothing by BM25 (unless fewer than MIN_SUBJECT_WORDS
+    words some row holds would be left): a question's frame ("now that it's no longer one", "why do we keep") is
+    rare in a store of technical notes, so BM25 weighs it heavily and lifts whichever note happens to say it."""
     if not words:
         return LexicalMatch({}, [])
     total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
@@ -170,10 +172,11 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int,
             terms[w] = prefix
             holding[w] = rows_matching(db, prefix)
     frame = {w for w in words if off_topic is not None and holding[w] and off_topic(holding[w])}
+    if sum(1 for w in words if holding[w] and w not in frame) < MIN_SUBJECT_WORDS:
+        frame = set()  # BM25 over one word would rank by that word alone ("what does an entry look like")
     best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
                       "ORDER BY rank LIMIT ?",
-                      (*FIELD_WEIGHTS, " OR ".join([t for w, t in terms.items() if w not in frame]
-                                                   or terms.values()), depth)).fetchall()
+                      (*FIELD_WEIGHTS, " OR ".join(t for w, t in terms.items() if w not in frame), depth)).fetchall()
     weights = {w: idf(total, len(rows)) for w, rows in holding.items()}
     known = sum(weight for w, weight in weights.items() if holding[w])
     share: dict[int, float] = {}

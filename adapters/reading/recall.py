@@ -32,7 +32,8 @@ highest one's line (not with `--mode exhaustive`, which lists each memory as
 itself). A replaced memory is listed with its replacement just above it —
 just below it when the question asks what held before ("what was the bug
 behind X"); when it asks what holds now, of the memories listed that state
-the state of one thing ("LSP tool is ...") the newest comes first. The
+the state of one thing ("LSP tool is ...", "LSP tool failure is ...") the
+newest comes first, after the replacements are placed. The
 agent's narration, lead-ins and bare headings are not listed (except with
 `--mode exhaustive`).
 """
@@ -362,9 +363,10 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
                 continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
-    if present_tense(query):
-        hits = _newest_state_first(hits)
-    return _current_first(index, hits, limit, mode, below=past_state(query))
+    hits = _current_first(index, hits, limit, mode, below=past_state(query))
+    # after the replacements are placed: what replaced a summary's facts, pulled above it, is no newer than a
+    # statement of the same thing's state listed below it
+    return _newest_state_first(hits) if present_tense(query) else hits
 
 
 _COPULA = re.compile(r"^((?:[\w.+#/-]+\s+){1,5}?)(?:is|are|has|have)\s+(?!\W)", re.IGNORECASE)
@@ -382,14 +384,23 @@ def state_subject(title: str) -> str | None:
     return " ".join(words) if sum(w not in _NOT_SUBJECT for w in words) >= 2 else None
 
 
+def _same_thing(one: str, other: str) -> bool:
+    """Whether two state subjects name the same thing: the words of one begin the other ("LSP tool failure is ..."
+    states the LSP tool's state as "LSP tool is ..." does)."""
+    a, b = one.split(), other.split()
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
 def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:
-    """Memories listed that state the state of the same thing ("LSP tool is ...") and that no replacement ties:
-    the newest first, in the place of the highest (a question about what holds now)."""
+    """Memories listed that state the state of the same thing ("LSP tool is ...", "LSP tool failure is ..."): the
+    newest first, in the place of the highest (a question about what holds now)."""
     out = list(hits)
     by_subject: dict[str, list[int]] = {}
     for at, hit in enumerate(out):
         if hit.entry.kind is EntryKind.MEMORY and (subject := state_subject(hit.entry.title or hit.entry.summary)):
-            by_subject.setdefault(subject, []).append(at)
+            thing = next((known for known in by_subject if _same_thing(known, subject)), subject)
+            by_subject.setdefault(thing, []).append(at)
     for places in by_subject.values():
         if len(places) > 1:
             newest = max(places, key=lambda at: (out[at].entry.last_seen or out[at].entry.timestamp, -at))

@@ -68,9 +68,11 @@ def test_a_word_whose_rows_are_off_topic_counts_in_the_share_but_ranks_nothing_b
     assert [3] in asked and [0] in asked and [0, 3] in asked  # each word found, by the rows holding it
     plain = lookup(path, question, 10, "run-1")  # nothing off topic: every word ranks by BM25
     assert plain is not None and [row for row, _ in plain.bm25] == [0, 3]
-    # a question whose words are all off topic is still ranked by them
+    # a question whose words are all off topic is still ranked by them; so is one with one word on its subject
     only = lookup(path, "Is it no longer kept?", 10, "run-1", off_topic)
     assert only is not None and only.bm25[0][0] == 3
+    one = lookup(path, "Is the index no longer one?", 10, "run-1", off_topic)
+    assert one is not None and [row for row, _ in one.bm25] == [0, 3]
 
 
 def test_an_index_written_by_another_run_is_not_used(tmp_path: Path) -> None:

@@ -86,6 +86,40 @@ def test_in_a_question_about_now_the_newest_statement_of_a_things_state_comes_fi
     assert why == [older.id, newer.id]
 
 
+def test_in_a_question_about_now_a_statement_extending_the_things_name_is_of_the_same_thing(tmp_path: Path) -> None:
+    # "LSP tool failure is ..." states the LSP tool's state as "LSP tool is ..." does; the older holds more words
+    cause = _memory(1, "LSP tool failure is a race condition in Claude Code",
+                    "Claude Code's LSP tool fails: the plugin's LSP server starts too late.", minutes_ago=30)
+    fixed = _memory(2, "LSP tool is now fully functional", "Hover and go-to-definition answer.", minutes_ago=10,
+                    namespace="progress")
+    index = _index(tmp_path, [cause, fixed])
+    now = [h.entry.id for h in search(index, "Can we currently use the Claude Code LSP tool?", limit=2)]
+    assert now == [fixed.id, cause.id]
+
+
+def test_what_replaced_a_summarys_fact_is_pulled_up_no_higher_than_a_newer_statement_of_the_same_thing(
+        tmp_path: Path) -> None:
+    undocumented = _memory(1, "LSP tool is not a documented Claude Code feature",
+                           "Claude Code has no page on its LSP tool.", minutes_ago=50)
+    cause = _memory(2, "LSP tool failure is a race condition in Claude Code",
+                    "The LSP servers of plugins start too late for Claude Code's LSP tool.", minutes_ago=40)
+    fixed = _memory(3, "LSP tool is now fully functional", "Hover and go-to-definition answer in this repo.",
+                    minutes_ago=10, namespace="progress")
+    config = _memory(4, "LSP configuration for Python checked", "pyright is set up for the Claude Code LSP tool.",
+                     minutes_ago=45)
+    members = (undocumented, config)
+    summary = Summary(id="s1", cluster_id="c1", text="LSP setup for the Claude Code LSP tool in this repo",
+                      key_facts=tuple(m.summary for m in members), superseded_facts=(undocumented.summary,),
+                      source_keys=tuple(m.key for m in members), earliest=undocumented.timestamp,
+                      latest=config.timestamp, confidence=0.6, provider="offline", model="extractive",
+                      created_at=NOW, run_id="r1")
+    index = _index(tmp_path, [undocumented, cause, fixed, config], replaced={undocumented.key: cause.key},
+                   summaries=(summary,))
+    hits = search(index, "Can we currently use the Claude Code LSP tool in this repo?", limit=3)
+    # the summary's replaced fact brings what replaced it above the summary, the newer statement above both
+    assert [h.entry.id for h in hits] == [fixed.id, cause.id, "summary:s1"]
+
+
 def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
     assert state_subject("LSP tool is now fully functional - race condition resolved") == "lsp tool"
     assert state_subject("Memory index location is project-specific") == "memory index location"
@@ -186,6 +220,6 @@ def test_words_a_question_is_framed_in_lift_no_note_that_happens_to_say_them(tmp
         ("Coverage floor", "CI now fails below 80 percent line coverage, for one big reason: regressions."),
     ])]
     index = _index(tmp_path, [subject, framed, *others], embedder=embedder)
-    hits = search(index, "How is the exporter set up now that it's no longer one big module?", limit=2,
+    hits = search(index, "How is the telemetry exporter set up now that it's no longer one big module?", limit=2,
                   embedder=embedder)
     assert [h.entry.id for h in hits] == [subject.id, framed.id]
