@@ -28,8 +28,6 @@ FIELD_WEIGHTS = (3.0, 1.0, 2.0)
 #: A question's words that are looked up (a longer question keeps its first ones).
 MAX_WORDS = 24
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-#: Off-topic words are left out of BM25 only when this many words some row holds remain.
-MIN_SUBJECT_WORDS = 2
 #: From this length a word no entry holds is looked up by its start (all but its last two letters, at least 4).
 PREFIX_FROM = 6
 #: Words too common in questions to say anything about the answer.
@@ -37,6 +35,14 @@ _QUESTION_WORDS = frozenset(
     "a an and are as at be by can could did do does for from had has have how i if in is it its it's me my of on "
     "or our should so that the their then there these they this to us was we were what what's when where which "
     "who whom why will with would you your use used using get got".split())
+#: Words a question is framed in, not its subject ("now that it's no longer one class", "why do we keep them"): they
+#: count in a row's share of the question's words but rank nothing by BM25, where a store of technical notes makes
+#: them rare and so heavy, lifting whichever note happens to say them.
+FRAME_WORDS = frozenset(
+    "no not one now just them up being something anything but other others only need actually any some also into "
+    "out about than more still all very really here instead longer ever yet same own much many keep kept happen "
+    "happens happened thing things way ways kind want wants going show shows".split())
+
 
 class LexicalMatch:
     """What the index says about one question.
@@ -116,18 +122,16 @@ def query_words(question: str) -> list[str]:
     return list(seen)[:MAX_WORDS]
 
 
-def lookup(path: Path, question: str, depth: int, stamp: str,
-           off_topic: Callable[[list[int]], bool] | None = None) -> LexicalMatch | None:
+def lookup(path: Path, question: str, depth: int, stamp: str) -> LexicalMatch | None:
     """The question's word shares and its best `depth` BM25 rows; None when there is no usable index
-    marked `stamp`. `off_topic` (the rowids holding a word -> whether they say nothing of the question's subject)
-    leaves such words out of BM25 (see `match_words`)."""
+    marked `stamp`."""
     words = query_words(question)
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             if db.execute("SELECT value FROM stamp").fetchone() != (stamp,):
                 return None
-            return match_words(db, words, depth, off_topic)
+            return match_words(db, words, depth, frame=FRAME_WORDS)
         finally:
             db.close()
     except sqlite3.Error:
@@ -156,11 +160,9 @@ def idf(total: int, holding: int) -> float:
 
 
 def match_words(db: sqlite3.Connection, words: list[str], depth: int,
-                off_topic: Callable[[list[int]], bool] | None = None) -> LexicalMatch:
-    """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch). A word
-    whose rows are `off_topic` counts in the shares but ranks nothing by BM25 (unless fewer than MIN_SUBJECT_WORDS
-    words some row holds would be left): a question's frame ("now that it's no longer one", "why do we keep") is
-    rare in a store of technical notes, so BM25 weighs it heavily and lifts whichever note happens to say it."""
+                frame: frozenset[str] = frozenset()) -> LexicalMatch:
+    """Word shares and the best `depth` BM25 rows of `words` in `db`'s `entries` table (see LexicalMatch); the
+    words of `frame` count in the shares but not in BM25 (unless every word is one)."""
     if not words:
         return LexicalMatch({}, [])
     total = db.execute("SELECT count(*) FROM entries").fetchone()[0]
@@ -171,12 +173,10 @@ def match_words(db: sqlite3.Connection, words: list[str], depth: int,
             # a word no entry holds may hold its stem another way ("linter" and "linting"): its start, as a prefix
             terms[w] = prefix
             holding[w] = rows_matching(db, prefix)
-    frame = {w for w in words if off_topic is not None and holding[w] and off_topic(holding[w])}
-    if sum(1 for w in words if holding[w] and w not in frame) < MIN_SUBJECT_WORDS:
-        frame = set()  # BM25 over one word would rank by that word alone ("what does an entry look like")
     best = db.execute("SELECT rowid, bm25(entries, ?, ?, ?) AS rank FROM entries WHERE entries MATCH ? "
                       "ORDER BY rank LIMIT ?",
-                      (*FIELD_WEIGHTS, " OR ".join(t for w, t in terms.items() if w not in frame), depth)).fetchall()
+                      (*FIELD_WEIGHTS, " OR ".join([t for w, t in terms.items() if w not in frame]
+                                                   or terms.values()), depth)).fetchall()
     weights = {w: idf(total, len(rows)) for w, rows in holding.items()}
     known = sum(weight for w, weight in weights.items() if holding[w])
     share: dict[int, float] = {}

@@ -5,9 +5,7 @@ An entry's relevance (absolute, 0..1) blends the cosine of the query to it
 IDF-weighted share of the query's words it holds (the FTS5 index of
 adapters/reading/lexical_index.py; without one, plain word overlap). Its
 ranking score adds BM25 (title, text, tags weighted; scaled to the best
-match; a question word whose entries are no nearer the question than the
-store's in general, its frame such as "now that it's no longer one", ranks
-nothing there: TOPICAL_BAR) and multiplies by retention, quality and standing:
+match) and multiplies by retention, quality and standing:
 `(relevance + 0.3 · bm25/best) · (0.8 + 0.2 · retention) · (1 − 0.4 · (1 − quality))
 · (0.85 if replaced)`, so a fragment or a replaced statement comes after a
 memory that answers as well; the best candidates' score is then multiplied
@@ -101,12 +99,6 @@ MAX_SUMMARY_REPLACEMENTS = 2
 #: Exponent of a candidate's focus (adapters/reading/focus.py) in its score: an overview spreading the question's
 #: words over its sections ranks below the memory about the question's subject (real_store_questions tuning part).
 FOCUS_WEIGHT = 0.3
-#: A question word whose entries are not this many standard deviations (of the store's cosines to the question)
-#: nearer the question than the store's entries in general ranks nothing by BM25: it frames the question ("now that
-#: it's no longer one", "why do we keep"), and a store of technical notes makes such words rare and so heavy. Half
-#: a standard deviation: a word the store uses at random sits near 0, the words of the question's subject from
-#: about 1 up (real_store_questions tuning part).
-TOPICAL_BAR = 0.5
 #: Focus is read for this many times `limit` of the best-scoring candidates (their text read from the lexical index).
 FOCUS_WINDOW = 3
 _PRESENT = re.compile(
@@ -197,10 +189,7 @@ class _Scored:
 
 def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None,
            depth: int = 30) -> _Scored:
-    nearness = _nearness(index, query, embedder) if semantic(index, embedder) else None
-    found = (lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id,
-                    None if nearness is None else _off_topic(nearness))
-             if index.lexical is not None else None)
+    found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
         share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
         coverage = share  # every word of the query counted already
@@ -218,8 +207,9 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
             if len(late):
                 share[late] = coverage[late] = _lexical(frozenset(terms(query)),
                                                         [index.entries[int(rows[i])] for i in late])
-    if nearness is not None:
-        cosine = np.clip(nearness[rows], 0.0, 1.0)
+    if semantic(index, embedder):
+        assert embedder is not None and index.vectors is not None
+        cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
         relevance, floor = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share, MIN_RELEVANCE
         evident = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * coverage >= EVIDENCE_BAR
     else:
@@ -240,25 +230,6 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     if found is not None and found.weights:
         _focused(index, found, rows, score, depth)
     return _Scored(rows.tolist(), relevance, score, floor, evident)
-
-
-def _nearness(index: RecallIndex, query: str, embedder: Embedder | None) -> np.ndarray:
-    """The cosine of `query` to every entry of the index."""
-    assert embedder is not None and index.vectors is not None
-    return np.asarray(index.vectors @ embedder.embed([query])[0], dtype=np.float32)
-
-
-def _off_topic(nearness: np.ndarray) -> Callable[[list[int]], bool]:
-    """Whether the entries holding a question word (their rows) are, on average, less than TOPICAL_BAR standard
-    deviations of the store's cosines nearer the question than its entries in general: then the word frames the
-    question ("now that it's no longer one"), it does not name its subject."""
-    mean, spread = float(nearness.mean()), float(nearness.std())
-
-    def off(held: list[int]) -> bool:
-        near = nearness[[row for row in held if row < len(nearness)]]
-        return spread > 0 and len(near) > 0 and float(near.mean()) - mean < TOPICAL_BAR * spread
-
-    return off
 
 
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:

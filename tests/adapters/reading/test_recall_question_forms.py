@@ -199,27 +199,3 @@ def test_focus_is_the_share_of_the_questions_weight_one_block_holds() -> None:
     # a path points elsewhere: "batch" in it is no word of this text
     assert focus("The OTLP exporter.\n\nSee docs/batch/notes.md for more.", weights) == 1.0
 
-
-def test_words_a_question_is_framed_in_lift_no_note_that_happens_to_say_them(tmp_path: Path) -> None:
-    # "now", "no longer", "one", "big" are rare in a store of technical notes, so BM25 weighs them heavily; the notes
-    # that say them are about anything (a release checklist, branch naming): no nearer the question than the store
-    embedder = embedder_from_env()
-    subject = _memory(1, "Two classes behind the telemetry exporter",
-                      "An encoder builds the OTLP payloads and a transport posts them.", minutes_ago=50,
-                      namespace="decisions")
-    framed = _memory(2, "Telemetry dashboard reorganised",
-                     "The dashboard is no longer one big page; its panels now load on their own.", minutes_ago=40,
-                     namespace="progress")
-    others = [_memory(10 + i, title, body, minutes_ago=100 + i) for i, (title, body) in enumerate([
-        ("Metrics are batched per hook", "Each hook adds its counters to the batch the exporter sends."),
-        ("Spans carry the session id", "Every span the exporter sends names its session."),
-        ("Collector endpoint is configurable", "The OTLP endpoint of the collector is read from the environment."),
-        ("Release checklist", "Bump the version and tag; CI now publishes the wheel, no longer by hand."),
-        ("Branch naming", "Feature branches start with feat/; one ticket per branch, no big branches."),
-        ("Review rota", "Two reviewers per pull request, one from another team; no longer a single reviewer."),
-        ("Coverage floor", "CI now fails below 80 percent line coverage, for one big reason: regressions."),
-    ])]
-    index = _index(tmp_path, [subject, framed, *others], embedder=embedder)
-    hits = search(index, "How is the telemetry exporter set up now that it's no longer one big module?", limit=2,
-                  embedder=embedder)
-    assert [h.entry.id for h in hits] == [subject.id, framed.id]
