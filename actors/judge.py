@@ -9,12 +9,13 @@ from datetime import datetime
 import trio
 
 from memactors.actors.algorithms.declared import declared_replacements
-from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, RULES, judge_pair, raw
+from memactors.actors.algorithms.heuristic_judge import CONFIDENCE, MAX_TEXT, RULES, judge_pair, raw
 from memactors.actors.algorithms.lexical_pairs import lexical_pairs, retraction_pairs, stage_pairs
 from memactors.actors.algorithms.lifecycle import is_record
 from memactors.actors.algorithms.linker import withdrawn_edges
 from memactors.actors.algorithms.llm_call import ask
 from memactors.actors.algorithms.prompts import JUDGE_SYSTEM, JudgeAnswer, check_citations, flagged, judge_prompt
+from memactors.actors.algorithms.slot_change import every_clause_changed, statement
 from memactors.actors.ports import ContentReader, StructuredLLM
 from memactors.bus.bus import Bus
 from memactors.bus.join import Joined, JoiningActor
@@ -148,6 +149,8 @@ class SupersessionJudge(JoiningActor):
                 # (listings fold the two as copies): a newer memory is never superseded by an older one
                 superseded_by[verdict.older] = verdict.newer
         withdrawn = withdrawn_edges(verdicts, scanned.prior.edges)
+        _replaced_clause_by_clause(superseded_by, formed.duplicate_of, verdicts, scanned.prior.edges, withdrawn,
+                                   by_key)
         _newest_replacement(superseded_by, formed.duplicate_of, scanned.prior.edges, withdrawn, by_key)
         released = {
             e.target_key for e in withdrawn
@@ -277,6 +280,31 @@ class SupersessionJudge(JoiningActor):
         # pairs the model skipped keep the offline verdict
         merged = [judged.get((v.newer, v.older), v) for v in offline]
         return merged, asked.usage, None
+
+
+def _replaced_clause_by_clause(superseded_by: dict[str, str], copies: Mapping[str, str],
+                               verdicts: Sequence[Verdict], prior: Mapping[str, Edge], withdrawn: Sequence[Edge],
+                               by_key: Mapping[str, Memory]) -> None:
+    """A memory stating two slots ("start attribute names with 'xt_' and end them with '_t'") that newer memories
+    replaced in part, each clause by one of them (this run's verdicts and earlier runs' edges that still stand), is
+    replaced whole, by the newest of them: no clause of it holds, so it no longer stands for the rest."""
+    gone = {e.id for e in withdrawn}
+    parts: dict[str, set[str]] = {}
+    for v in verdicts:
+        if v.relation is Relation.SUPERSEDES and v.partial:
+            parts.setdefault(v.older, set()).add(v.newer)
+    for e in prior.values():
+        if e.edge_type is EdgeType.SUPERSEDES and e.partial and e.in_force and e.id not in gone:
+            parts.setdefault(e.target_key, set()).add(e.source_key)
+    for older, newer in parts.items():
+        replacing = [by_key[k] for k in newer if k in by_key]
+        if older in superseded_by or older not in by_key or len(replacing) < 2:
+            continue
+        said = [statement(m.summary, m.body[:MAX_TEXT]) for m in replacing]
+        if every_clause_changed(statement(by_key[older].summary, by_key[older].body[:MAX_TEXT]), said):
+            superseded_by[older] = max(replacing, key=lambda m: (m.timestamp, m.key)).key
+            if (canonical := copies.get(older)) is not None:
+                superseded_by.setdefault(canonical, superseded_by[older])
 
 
 def _newest_replacement(superseded_by: dict[str, str], copies: Mapping[str, str], prior: Mapping[str, Edge],

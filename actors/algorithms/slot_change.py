@@ -713,6 +713,18 @@ def slot_change(newer: str, older: str) -> SlotChange | None:
     return None
 
 
+def every_clause_changed(older: str, newer: list[str]) -> bool:
+    """Whether the `newer` statements together give every slot of statement `older` another value: a sentence
+    stating two ("start attribute names with 'xt_' and end them with '_t'"), each clause replaced in part by a
+    later statement, is replaced whole."""
+    slots = slots_of(older)
+    if len(slots) < 2:
+        return False
+    changed = {i for said in newer for a in slots_of(said) for i, b in enumerate(slots)
+               if _slot_change(a, b, said) is not None}
+    return len(changed) == len(slots)
+
+
 #: The thing a rule says to use or not ("always use a formatter", "avoid using pre-commit hooks"): up to two words
 #: after the verb, before where or when it applies.
 _RULE_OBJECT = re.compile(

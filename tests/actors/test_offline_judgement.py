@@ -167,3 +167,26 @@ def test_a_wrong_edge_an_earlier_offline_judge_wrote_is_judged_again_and_withdra
         assert store.judge_rules() == RULES
     else:
         assert wrong.id in after.edges  # judged by today's rules already: not asked again
+
+
+def test_a_sentence_stating_two_slots_is_replaced_whole_once_each_clause_is_replaced(repo: Repo) -> None:
+    """'Start class names with 'wq_' and end them with '_k'' loses its prefix to one later instruction and its
+    suffix to another: no clause of it holds, so it is replaced (not shown as current), by the newest of the two
+    (with only its prefix replaced it still stands for its suffix: test_slot_change)."""
+    repo.capture("decisions", "From now on, start all class names with 'wq_' and end them with '_k'.", when=DAY0)
+    repo.commit("work")
+    repo.capture("decisions", "Going forward, I want you to start class names with 'zp_'.",
+                 when=DAY0 + timedelta(days=1))
+    repo.commit("more work")
+    repo.capture("decisions", "From now on, end all your class names with '_m'.", when=DAY0 + timedelta(days=2))
+    now = DAY0 + timedelta(days=3)
+    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
+    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    store = MemoryStore(GitStore(repo.path))
+    memories = {m.summary.split()[-1]: m for m in store.scan(None).memories}
+    first = memories["'_k'."]
+    assert store.load_state().meta[first.key].superseded_by == memories["'_m'."].key
+    block, _ = session_start(None, repo.path, {}, now=now.timestamp())
+    assert "Going forward, I want you to start class names with 'zp_'." in block
+    titles = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [")]
+    assert not any(t.startswith("From now on, start all class names") for t in titles), block

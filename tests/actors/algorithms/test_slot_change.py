@@ -4,7 +4,7 @@ a role said more or less fully (actors/algorithms/slot_change.py), each pinned w
 from __future__ import annotations
 
 from memactors.actors.algorithms.heuristic_judge import judge_pair
-from memactors.actors.algorithms.slot_change import frame_keys, slot_change, statement
+from memactors.actors.algorithms.slot_change import every_clause_changed, frame_keys, slot_change, statement
 from memactors.events.verdict import Relation
 from tests.actors.algorithms.test_clustering import memory
 
@@ -469,3 +469,13 @@ def test_a_number_that_names_a_thing_is_no_value_of_a_slot() -> None:
     assert change is not None and "'8080' -> '9090'" in change.reason()
     change = slot_change("Set the retry limit to 5 attempts.", "Set the retry limit to 3 attempts.")
     assert change is not None and "'3 attempts' -> '5 attempts'" in change.reason()
+
+
+def test_every_clause_of_a_two_slot_sentence_changed_only_when_both_slots_get_new_values() -> None:
+    older = "From now on, start all class names with 'wq_' and end them with '_k'."
+    prefix = "Going forward, I want you to start class names with 'zp_'."
+    suffix = "From now on, end all your class names with '_m'."
+    assert every_clause_changed(older, [prefix, suffix])
+    assert not every_clause_changed(older, [prefix])
+    assert not every_clause_changed(older, [prefix, "From now on, end all your class names with '_k'."])
+    assert not every_clause_changed("Start all class names with 'wq_'.", [prefix, suffix])  # one slot: no parts
