@@ -31,12 +31,17 @@ topic replaces the earlier. Consolidated offline (local MiniLM, no LLM), then sc
   its standing members: the replaced ones it lists as replaced are not shown as current; `--strict-summaries`
   counts them all);
 - replaced instructions shown as current in the SessionStart block (a replaced memory's sentence on a line,
-  not as what an item replaces).
+  not as what an item replaces: the line's whole title, or its start cut with an ellipsis).
+Why each failure: `cf_missing` (current not in the top 10), `cf_low` (ranked 3+, nothing replaced above it),
+`cf_above_<standing|edged|superseded>[_in_summary]` (a replaced memory above it: no hiding edge to it, only a
+partial or subsuming one, or superseded yet ranked high), `block_<standing|edged|superseded>` likewise for the
+block's lines; `--show` lists them.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import sys
@@ -264,6 +269,9 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
     coding |= {f"f{t['id']}": t["text"] for t in topics["fillers_instruction"]}
     index = ReadCache(GitStore(path).common_dir).load()
     asked = first = 0
+    _, gone = hiding_edges(path)
+    causes: dict[str, int] = {}
+    causes_rows: list[str] = []
     for topic, events in history.items():
         current = latest[topic]
         replaced = {e.key for e in events if e.version != current.version}
@@ -271,7 +279,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             continue
         asked += 1
         hits = search(index, frame(coding[topic], current.version), limit=10, embedder=embedder)
-        ranked = []
+        ranked, kinds = [], []
         for h in hits:
             # a summary shows its standing members as current (its superseded list names the replaced ones
             # as replaced); `strict` counts every member, which the figures before 2026-11-26 did
@@ -279,11 +287,22 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             keys = set(same.get(h.entry.key, {h.entry.key})) if h.entry.kind is EntryKind.MEMORY else {
                 k for m in members if strict or not m.superseded_by for k in same.get(m.key, {m.key})}
             ranked.append(keys)
+            kinds.append("" if h.entry.kind is EntryKind.MEMORY else "_in_summary")
         same_value = {e.key for e in events if e.version == current.version and e.session >= max(
             x.session for x in events if x.version != current.version)}
         cur_at = next((i for i, keys in enumerate(ranked) if keys & same_value), None)
         old_at = next((i for i, keys in enumerate(ranked) if keys & replaced), None)
-        first += cur_at is not None and cur_at < 3 and (old_at is None or cur_at < old_at)
+        ok = cur_at is not None and cur_at < 3 and (old_at is None or cur_at < old_at)
+        first += ok
+        if not ok:  # why not: a replaced memory above it (standing or not), else the current one missing or low
+            if old_at is not None and (cur_at is None or old_at < cur_at):
+                why = "cf_above_" + _status(ranked[old_at] & replaced, edges, gone) + kinds[old_at]
+            else:
+                why = "cf_missing" if cur_at is None else "cf_low"
+            causes[why] = causes.get(why, 0) + 1
+            if why != "cf_low":
+                causes_rows.append(f"{why}: {frame(coding[topic], current.version)!r} current "
+                                   f"{current.summary[:60]!r} at {cur_at}, old at {old_at}")
     # the SessionStart block: replaced instructions on a line of their own (not as what an item replaces)
     block, _ = session_start(None, path, {}, now=now.timestamp())
     lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
@@ -294,12 +313,23 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         current = latest[topic]
         for e in events:
             if e.version != current.version and _norm(e.summary) not in standing \
-                    and any(_norm(e.summary)[:60] in _norm(line) for line in lines):
+                    and any(_shows(line, e.summary) for line in lines):
                 shown += 1
+                why = "block_" + _status(same[e.key], edges, gone)
+                causes[why] = causes.get(why, 0) + 1
+                causes_rows.append(f"{why}: {e.summary[:70]!r} (now {current.summary[:60]!r})")
     return {"edges_right": right, "edges_wrong": wrong, "edges_wrong_partial": partial_wrong,
             "edges_right_other_clause": other_clause, "updates": updates, "updates_found": found,
             "topics_changed": asked, "current_first": first, "replaced_in_block": shown,
-            "wrong": wrong_rows, "missed": missed_rows}
+            **causes, "wrong": wrong_rows, "missed": missed_rows, "causes": causes_rows}
+
+
+def _status(keys: set[str], edges: dict[tuple[str, str], str], gone: dict[str, str]) -> str:
+    """How a replaced memory (one of `keys`, a memory and its copies) stands: superseded, only a partial or
+    subsuming edge to it, or no hiding edge to it at all (its copy, replaced by it, does not count)."""
+    if any(k in gone and gone[k] not in keys for k in keys):
+        return "superseded"
+    return "edged" if any(target in keys and source not in keys for source, target in edges) else "standing"
 
 
 def _states_other_value(said_by: Instruction, other: Instruction, dialogue: Dialogue, topics: dict) -> bool:
@@ -316,6 +346,14 @@ def _states_other_value(said_by: Instruction, other: Instruction, dialogue: Dial
     said = said_by.summary.lower().replace("naming", "naming names")  # "when naming variables": variable names
     named = [w for w in frame(texts, given[-1].version).lower().split() if w not in ("start", "end")]
     return bool(values) and all(f"'{v.lower()}'" in said for v in values) and all(w in said for w in named)
+
+
+def _shows(line: str, summary: str) -> bool:
+    """Whether a block line's title is this summary: the whole of it, or its start cut with an ellipsis (a title
+    over 100 characters). Not any line sharing its first words: "start all your variable names with 'z_'" is not
+    "start all your variable names with the prefix 'y_'" (the 60-character prefix counted before 2026-11-26)."""
+    shown, said = _norm(html.unescape(line)), _norm(summary)
+    return shown == said or (shown.endswith("…") and len(shown) > 20 and said.startswith(shown[:-1].rstrip()))
 
 
 def _norm(text: str) -> str:
@@ -373,6 +411,8 @@ def main() -> int:
                 print(f"  wrong d{d.number}: {row}")
             for row in scored["missed"]:
                 print(f"  missed d{d.number}: {row}")
+            for row in scored["causes"]:
+                print(f"  cause d{d.number}: {row}")
     predicted = totals.get("edges_right", 0) + totals.get("edges_wrong", 0)
     result = {
         **totals,
