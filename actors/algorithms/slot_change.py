@@ -14,7 +14,9 @@ two statements with the same frame and different values are one slot changed, wh
   ("It matters that ..., so"), and without the reason or remark after it ("so that ...", "regardless of ...");
   "them" is the subject the sentence before ended on ("a convention for method names. Start them with 'o_'");
   compared exactly, so "function argument names" is not "function names"; a role alone may be said more or less
-  fully ("video calls" / "video calls and meetings") or by its acronym (VCS / version control system);
+  fully ("video calls" / "video calls and meetings") or by its acronym (VCS / version control system); two
+  well-known tools of one kind fill one role said in other words ("GitHub as our main platform" / "GitLab as our
+  VCS"), unless a role is another kind's ("GitHub for issue tracking");
 - exclusive or additive: a prefix or suffix, the tool used as or for something, a number, a default hold one value;
   what is added, included, imported or installed accumulates (two decorators both stand), and so does a value with
   no role.
@@ -910,12 +912,34 @@ def _same_frame(a: Slot, b: Slot) -> bool:
         return False
     if _family(a.frame) and _family(a.frame) == _family(b.frame):  # "internal communication" / "chat"
         return True
+    if _tools_family(a, b):  # "Emacs as your main development environment" / "VSCode as your IDE"
+        return True
     small, large = sorted((plain_a, plain_b), key=len)
     if len(small - {"work"}) >= MIN_ROLE_WORDS and small <= large:  # "work events" is one word of role
         return True
     # "video calls and messaging" / "video calls and conferences": the role both name first is the same
     return len(plain_a & plain_b) >= MIN_ROLE_WORDS and bool(a.head) and a.head == b.head and \
         len(a.head) >= MIN_ROLE_WORDS
+
+
+def _tool_family(slot: Slot) -> str:
+    """The role family of the well-known tool a role slot names as its whole value ("Zoom", not "Zoom and Slack"), or ''."""
+    value = re.sub(r"(?i)^(?:an?|the|our|your)\s+", "", slot.value.strip())
+    return _KNOWN_TOOLS.get(value.lower(), "") if slot.role else ""
+
+
+def _tools_family(a: Slot, b: Slot) -> bool:
+    """Two well-known tools of one kind, each used for a role in other words, fill one role: "GitHub as our main
+    platform" after "GitLab as our VCS", Zoom "for team meetings and client interactions" after Google Meet "for
+    video conferencing". At least one role is plainly that kind's (or both share a word), and neither is another
+    kind's ("GitHub for issue tracking" is no version control)."""
+    family = _tool_family(a)
+    if not family or family != _tool_family(b):
+        return False
+    kinds = (_family(a.frame), _family(b.frame))
+    plain_a = {w for w in a.frame if not w.startswith("in:")} - _ROLE_MODIFIERS
+    plain_b = {w for w in b.frame if not w.startswith("in:")} - _ROLE_MODIFIERS
+    return all(kind in ("", family) for kind in kinds) and (family in kinds or bool(plain_a & plain_b))
 
 
 def _initials(frame: frozenset[str]) -> str:
@@ -968,6 +992,8 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
             if slot.role and _initials(slot.frame):
                 keys.append(("acronym", frozenset({_initials(slot.frame)})))
             if slot.role and (family := _family(slot.frame)):  # "video conferencing" / "video calls"
+                keys.append(("family", frozenset({family})))
+            if family := _tool_family(slot):  # "GitHub as our main platform" / "GitLab as our VCS"
                 keys.append(("family", frozenset({family})))
             if slot.role and MIN_ROLE_WORDS < len(plain) <= MAX_ROLE_KEYS:  # "video calls" in "... and meetings"
                 place = slot.frame - set(plain)

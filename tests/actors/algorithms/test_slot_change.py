@@ -198,7 +198,10 @@ def test_a_role_said_in_other_words_of_its_family_is_the_same_role() -> None:
     assert change is not None and "'Discord' -> 'Slack'" in change.reason()
     change = slot_change("I know you've used Skype for some of your calls, but going forward, use Zoom instead.",
                          "We use Google Meet for video calls.")
-    assert change is None  # "calls" alone may be phone calls: not the video-call role
+    # "calls" alone may be phone calls; made with a well-known video-call tool, they are the video-call role
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+    assert slot_change("Going forward, use your personal phone for your calls.", "We use Google Meet for video calls.") \
+        is None
     change = slot_change("From now on, we're standardizing on MacBooks as our main development machine.",
                          "Use a Windows laptop as your main computer.")
     assert change is not None and "'a Windows laptop' -> 'MacBooks'" in change.reason()
@@ -479,3 +482,25 @@ def test_every_clause_of_a_two_slot_sentence_changed_only_when_both_slots_get_ne
     assert not every_clause_changed(older, [prefix])
     assert not every_clause_changed(older, [prefix, "From now on, end all your class names with '_k'."])
     assert not every_clause_changed("Start all class names with 'wq_'.", [prefix, suffix])  # one slot: no parts
+
+
+def test_two_well_known_tools_of_one_kind_fill_one_role_said_in_other_words() -> None:
+    change = slot_change("From now on, use Helix as your primary development environment.",
+                         "Use Sublime Text as your preferred IDE.")
+    assert change is not None and "'Sublime Text' -> 'Helix'" in change.reason()
+    new = memory("Going forward, we'll use Gitea as our main platform.", days=5)
+    old = memory("Our team uses Mercurial as its version control system.", days=0)
+    verdict = judge_pair(new, old, 0.5)
+    assert verdict.relation is Relation.SUPERSEDES and "'Mercurial' -> 'Gitea'" in verdict.reason
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))
+    change = slot_change("Going forward, use Jitsi for team meetings and client demos.", "Use Webex for video conferencing.")
+    assert change is not None and "'Webex' -> 'Jitsi'" in change.reason()
+
+
+def test_tools_of_one_kind_added_or_used_for_another_role_both_stand() -> None:
+    # a second video tool added: both stand
+    assert slot_change("We also use Jitsi for client demos.", "Use Webex for video calls.") is None
+    # a version control host used for another kind's role (tracking) is no new version control system
+    assert slot_change("From now on, use GitLab for issue tracking.", "Use Gitea as our version control system.") is None
+    # two chat tools for roles that share nothing and name no kind: two channels
+    assert slot_change("From now on, use Slack for deploy alerts.", "Use Discord for the community server.") is None
