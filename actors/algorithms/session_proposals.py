@@ -196,7 +196,9 @@ _REQUEST = re.compile(r"^(?:please\s+)?(?:(?:i|we)\s*(?:really\s+|also\s+|now\s+
                       re.IGNORECASE)
 #: A rule said as "the use of" a named thing ("another practice we follow is the use of the '@validate' decorator
 #: ..."): too long, said as "Use ..." with the lead-in dropped.
-_USE_OF = re.compile(r"^.{0,80}?\b(?:is|was)\s+(?:the\s+)?(?:consistent\s+)?use\s+of\s+(?=(?:the\s+)?['\"`])", re.IGNORECASE)
+_USE_OF = re.compile(r"^(?!.{0,80}?\b(?:never|not|no|don'?t|avoid\w*|ban(?:ned)?|forbid\w*|discourage\w*|mistakes?|worst|"
+                     r"anti-?patterns?|problems?|bugs?|cause[ds]?)\b)"  # a use forbidden or blamed: never "Use ..."
+                     r".{0,80}?\b(?:is|was)\s+(?:the\s+)?(?:consistent\s+)?use\s+of\s+(?=(?:the\s+)?['\"`])", re.IGNORECASE)
 #: A clause that ends waiting for its words ("The most important thing is"): never a summary.
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|that|with|for|in|on|by|find|such|"
                        r"especially|particularly|want|do|strive)$",
@@ -254,7 +256,7 @@ _USER_RULE = re.compile(
     # the team's requirement of everyone: "we're now requiring all employees to use a VPN when working remotely"
     r"|we(?:'re|\s+are)\s+(?:now\s+)?(?:requiring|asking|encouraging|expecting)\s+(?:all|every|each)\b"
     # a rule by its condition, said first: "only reach out when it's truly necessary"
-    r"|only\s+\w+\s+(?:[\w'-]+\s+){0,4}?(?:when|if)\b"
+    r"|only\s+(?!(?:one|two|three|a|an|some|few|half|\d+)\b)\w+\s+(?:[\w'-]+\s+){0,4}?(?:when|if)\b"  # not "only one of"
     # a naming rule said as an imperative: "start your function names with 'y_'", "end method names with '_md'"
     r"|(?:start|end|begin|prefix|suffix)\s+(?:(?:all|every|each|any|of|your|the|our)\s+)*(?:[\w-]+\s+){0,3}names?\s+"
     r"(?:with|by)\b"

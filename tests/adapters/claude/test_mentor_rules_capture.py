@@ -143,3 +143,14 @@ def test_a_requirement_of_everyone_a_refusal_asked_and_a_practice_to_focus_on_ar
         "In your next services, I expect you to log through the shared structlog setup.",
         "I want you to focus on using the staging cluster for load tests.",
         "Only page the database team when the replica lag passes a minute."]
+
+
+def test_a_use_forbidden_or_blamed_is_never_said_as_use_it_and_only_one_of_is_no_rule(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a011-4b6e-8c1d-2f3a4b5c6011")
+    w.user("I wanted to stress that the one thing you should never repeat from last sprint is the use of the 'any' "
+           "type in the generated TypeScript client code.\n\n"
+           "I want to emphasize again that the one pattern we must avoid in every service is the use of the 'pickle' "
+           "module for caching user sessions between workers.\n\n"
+           "Only one of the integration tests failed when I ran the suite locally.\n\n"
+           "Only run the end-to-end suite when the public API changes.")
+    assert _summaries(w, tmp_path) == ["Only run the end-to-end suite when the public API changes."]
