@@ -824,6 +824,9 @@ MIN_COUNT_WORDS = 2
 
 #: A measure said with this many words more of how to keep it is the same measure ("set a timer and ...").
 MAX_MEASURE_EXTRA = 3
+#: How one keeps a measure, not what it measures: "set a timer or a reminder to take a short break every 50 minutes"
+#: is the break's measure.
+_KEEPING = frozenset(words("set timer reminder alarm short brief taking"))
 
 
 #: Roles one tool fills said in other words: what a team talks in, meets in, tracks work in, versions code in,
@@ -899,6 +902,8 @@ def _same_frame(a: Slot, b: Slot) -> bool:
         aside = {w for c in re.split(r",?\s+and\s+|;\s+", large.sentence) if not re.search(r"\d", c)
                  for w in _frame(c, [])}
         extra = large.frame - small.frame
+        if small.frame <= large.frame and extra <= aside | _KEEPING:  # "set a reminder to take a short break"
+            return len(extra) <= MAX_MEASURE_EXTRA
         return len(small.frame & large.frame) >= 1 and len(small.frame - large.frame) <= 1 \
             and len(extra) <= MAX_MEASURE_EXTRA and extra <= aside
     if not (a.role and b.role):

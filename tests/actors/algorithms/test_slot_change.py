@@ -504,3 +504,12 @@ def test_tools_of_one_kind_added_or_used_for_another_role_both_stand() -> None:
     assert slot_change("From now on, use GitLab for issue tracking.", "Use Gitea as our version control system.") is None
     # two chat tools for roles that share nothing and name no kind: two channels
     assert slot_change("From now on, use Slack for deploy alerts.", "Use Discord for the community server.") is None
+
+
+def test_a_timer_or_a_short_one_is_how_a_measure_is_kept_not_what_it_measures() -> None:
+    change = slot_change("From now on, take a walk every 45 minutes.",
+                         "Set a reminder to take a short walk every 90 minutes.")
+    assert change is not None and "'90 minutes' -> '45 minutes'" in change.reason()
+    # another thing measured, kept with a reminder or not, is another measure
+    assert slot_change("Set a reminder to run the full tests every 60 minutes.", "Run the smoke tests every 30 minutes.") \
+        is None
