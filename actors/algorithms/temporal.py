@@ -582,8 +582,8 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
 def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
                     tz: tzinfo) -> list[_Scored]:
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
-    speaker's last turn before it that says when something happened, over only undated turns of theirs and
-    another speaker's between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
+    speaker's last turn before it that says when something happened, with another speaker's turn (dated or not)
+    and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
     game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it."""
     if change_asked(question) is not None:
         return candidates
@@ -593,15 +593,17 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
         own = _speaker(item.text)
         if resolution is not None or own is None:
             continue
+        replied = False  # a story goes on across another speaker's turn; a run of one label's notes is no story
         for text, when in item.earlier:
             when = _as_aware(when)
             if _as_aware(item.timestamp) - when > STORY_WINDOW or _speaker(text) is None:
                 break
             if _speaker(text) != own:
+                replied = True
                 continue
             found = _resolutions(text, item.memory_id, when, tz)
             said = [f for f in found if f[0].resolved_date <= _local_day(when, tz)]
-            if said:
+            if said and replied:
                 told, how = max(said, key=lambda f: f[0].confidence)
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, f"{how} (said in {own.capitalize()}'s turn before, the story this one goes on "

@@ -864,3 +864,13 @@ def test_a_memory_holding_no_event_word_is_no_later_mention_of_an_earlier_one() 
     told = later.model_copy(update={"after": "Lea: You flew there again? Lucky you!"})
     answer = compose_answer("When did Omar fly to Oslo?", [flew, told], now=WEDNESDAY, tz=UTC)
     assert answer.source_memory_ids == ("flew",) and answer.answer.startswith("2024-01-01")
+
+
+def test_a_run_of_notes_under_one_label_is_no_story_their_dates_pass_along() -> None:
+    # "Decision:" is a label, not a speaker: the Postgres note's "last week" is no date of adopting pnpm
+    said = datetime(2024, 6, 14, 9, 0, tzinfo=UTC)
+    other = ("Decision: Last week the team chose Postgres over MySQL.", said - timedelta(minutes=3))
+    told = Evidence(memory_id="told", text="Decision: Adopted pnpm workspaces for the monorepo.", timestamp=said,
+                    relevance=0.8, earlier=(other,))
+    answer = compose_answer("When did we adopt pnpm workspaces?", [told], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2024-06-14")
