@@ -288,6 +288,8 @@ _USER_RULE = re.compile(
 _NAMING_ANYWHERE = re.compile(
     r"^(?!(?:but|and|so|also|then|now|additionally|firstly|secondly|thirdly|first|second|third|lastly|finally|however|"
     r"moreover|furthermore|just|well|anyway|yes|yeah|ok(?:ay)?|alright)\b[,\s])"
+    # a report of how names are or came to be, or a complaint about them, sets no rule
+    r"(?![^.;]*\b(?:currently|renamed|decided|someone|confusing|a\s+mess|inconsistent)\b)"
     r"(?:.{0,80}?\bnam(?:es?|ing)\b[^.;]{0,40}?\b(?:start|end|begin)s?\s+with\s+(?:the\s+(?:prefix|suffix)\s+|an?\s+)?['\"]"
     r"|.{0,80}?\b(?:start|end|begin|prefix|suffix)\w*\s+(?:(?:all|each|every|any|our|your|the|of)\s+)*(?:[\w-]+\s+){0,3}?"
     r"names\b[^.;]{0,30}?\bwith\s+(?:the\s+(?:prefix|suffix)\s+|an?\s+)?['\"]"

@@ -154,3 +154,12 @@ def test_a_use_forbidden_or_blamed_is_never_said_as_use_it_and_only_one_of_is_no
            "Only one of the integration tests failed when I ran the suite locally.\n\n"
            "Only run the end-to-end suite when the public API changes.")
     assert _summaries(w, tmp_path) == ["Only run the end-to-end suite when the public API changes."]
+
+
+def test_a_report_of_how_names_are_or_a_complaint_about_them_is_no_naming_rule(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a012-4b6e-8c1d-2f3a4b5c6012")
+    w.user("The function names currently end with '_old' in the legacy module.\n\n"
+           "I renamed the test names to start with 'test_' so pytest finds them.\n\n"
+           "Someone decided to use 'v_' as a prefix for views last year and it's a mess.\n\n"
+           "We're now requiring all fixture names to end with '_fx'.")
+    assert _summaries(w, tmp_path) == ["We're now requiring all fixture names to end with '_fx'."]
