@@ -355,12 +355,17 @@ def state_subject(title: str) -> str | None:
     return " ".join(words) if sum(w not in _NOT_SUBJECT for w in words) >= 2 else None
 
 
+#: Words after a thing's name that still name its state, not a part of it ("LSP tool failure", not "build cache key").
+_STATE_WORDS = frozenset("state status health support failure failures outage problem problems issue issues bug bugs "
+                         "error errors".split())
+
+
 def _same_thing(one: str, other: str) -> bool:
-    """Whether two state subjects name the same thing: the words of one begin the other ("LSP tool failure is ..."
-    states the LSP tool's state as "LSP tool is ..." does)."""
-    a, b = one.split(), other.split()
-    n = min(len(a), len(b))
-    return a[:n] == b[:n]
+    """Whether two state subjects name the same thing: the words of one begin the other, and the rest name its
+    state ("LSP tool failure is ..." states the LSP tool's state as "LSP tool is ..." does; "build cache key is
+    ..." states a part of the build cache)."""
+    a, b = sorted((one.split(), other.split()), key=len)
+    return b[:len(a)] == a and all(word in _STATE_WORDS for word in b[len(a):])
 
 
 def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:

@@ -97,6 +97,17 @@ def test_in_a_question_about_now_a_statement_extending_the_things_name_is_of_the
     assert now == [fixed.id, cause.id]
 
 
+def test_in_a_question_about_now_a_statement_of_a_part_of_the_thing_is_not_of_the_same_thing(tmp_path: Path) -> None:
+    # "build cache key is ..." states a part of the build cache: the older note, which answers, keeps its place
+    where = _memory(1, "Build cache is kept in the S3 bucket ci-cache",
+                    "CI stores the build cache in the S3 bucket ci-cache.", minutes_ago=30)
+    key = _memory(2, "Build cache key is the lockfile hash plus node version",
+                  "The key changes when the lockfile changes.", minutes_ago=10)
+    index = _index(tmp_path, [where, key])
+    now = [h.entry.id for h in search(index, "Where is the build cache kept now?", limit=2)]
+    assert now == [where.id, key.id]
+
+
 def test_what_replaced_a_summarys_fact_is_pulled_up_no_higher_than_a_newer_statement_of_the_same_thing(
         tmp_path: Path) -> None:
     undocumented = _memory(1, "LSP tool is not a documented Claude Code feature",
