@@ -370,11 +370,12 @@ def _same_thing(one: str, other: str) -> bool:
 
 def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:
     """Memories listed that state the state of the same thing ("LSP tool is ...", "LSP tool failure is ..."): the
-    newest first, in the place of the highest (a question about what holds now)."""
+    newest first, in the place of the highest (a question about what holds now). A replaced memory takes no part:
+    seen again after its replacement, it is still no statement of what holds."""
     out = list(hits)
     by_subject: dict[str, list[int]] = {}
     for at, hit in enumerate(out):
-        if hit.entry.kind is EntryKind.MEMORY and (subject := state_subject(hit.entry.title or hit.entry.summary)):
+        if hit.entry.kind is EntryKind.MEMORY and not hit.entry.superseded_by and (subject := state_subject(hit.entry.title or hit.entry.summary)):
             thing = next((known for known in by_subject if _same_thing(known, subject)), subject)
             by_subject.setdefault(thing, []).append(at)
     for places in by_subject.values():

@@ -108,6 +108,16 @@ def test_in_a_question_about_now_a_statement_of_a_part_of_the_thing_is_not_of_th
     assert now == [where.id, key.id]
 
 
+def test_in_a_question_about_now_a_replaced_statement_seen_again_later_stays_below_what_replaced_it(
+        tmp_path: Path) -> None:
+    # the Heroku note was captured again after the Fly.io note replaced it: newer, and still replaced
+    heroku = _memory(1, "Deploy target is Heroku for the web app", "The web app deploys to Heroku.", minutes_ago=5)
+    fly = _memory(2, "Deploy target is Fly.io now", "Moved off Heroku.", minutes_ago=20)
+    index = _index(tmp_path, [heroku, fly], replaced={heroku.key: fly.key})
+    now = [h.entry.id for h in search(index, "What is the deploy target for the web app now?", limit=2)]
+    assert now == [fly.id, heroku.id]
+
+
 def test_what_replaced_a_summarys_fact_is_pulled_up_no_higher_than_a_newer_statement_of_the_same_thing(
         tmp_path: Path) -> None:
     undocumented = _memory(1, "LSP tool is not a documented Claude Code feature",
