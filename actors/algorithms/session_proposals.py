@@ -959,9 +959,10 @@ _NOT_THE_RULE = re.compile(
     r"|\bthis\s+(?:instruction|is\s+the\s+standard)\b"
     # a rule denied, not said: "it's not that you should never create a ticket"; only care: "with more care"
     r"|^(?:[\w' ]{0,30},\s+)?it(?:'s|\s+is)\s+not\s+that\b|\bwith\s+(?:more|extra|great(?:er)?|due|utmost)\s+care\b"
-    # a step left to judgement ("take detailed messages if needed"); conforming to what exists, nothing named to check
-    # ("I want your code to align with our team's standards", "in line with our existing design system")
-    r"|\bif\s+(?:needed|necessary)\b|\b(?:align(?:s|ed)?\s+with|(?:be|are|is)\s+in\s+line\s+with)\s+(?:our|the|your)\b"
+    # a step left to judgement ("take detailed messages if needed"), unless a rule stands in a clause before it
+    # ("never force-push to main; rebase if needed"); conforming to what exists, nothing named to check ("I want
+    # your code to align with our team's standards", "in line with our existing design system")
+    r"|^(?:(?!;|,\s+and\b).)*?\bif\s+(?:needed|necessary)\b|\b(?:align(?:s|ed)?\s+with|(?:be|are|is)\s+in\s+line\s+with)\s+(?:our|the|your)\b"
     r"|\b(?:decided\s+to\s+standardi[sz]e|are\s+standardi[sz]ing)\s+our\b(?!.*\b(?:and|to\s+use|on)\b)", re.IGNORECASE)
 
 

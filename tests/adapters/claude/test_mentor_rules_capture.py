@@ -122,8 +122,12 @@ def test_a_step_left_to_judgement_or_conforming_to_what_exists_is_no_rule(tmp_pa
     w.user("I want your Terraform modules to align with the rest of the platform team's work.\n\n"
            "Ensure that any new screens you build are in line with our existing Figma library.\n\n"
            "Always tag the on-call engineer in the incident channel, and page them if needed.\n\n"
+           "Take detailed notes of the outage if needed.\n\n"
            "Always run the full test suite before you merge into main.")
-    assert _summaries(w, tmp_path) == ["Always run the full test suite before you merge into main."]
+    # a rule in a clause before the step left to judgement stands
+    assert _summaries(w, tmp_path) == [
+        "Always tag the on-call engineer in the incident channel, and page them if needed.",
+        "Always run the full test suite before you merge into main."]
 
 
 def test_a_requirement_of_everyone_a_refusal_asked_and_a_practice_to_focus_on_are_rules(tmp_path: Path) -> None:
