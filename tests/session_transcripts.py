@@ -425,3 +425,12 @@ def write_sessions(folder: Path) -> dict[str, Path]:
 def project_of(repo: Path) -> str:
     """The folder Claude Code keeps a project's sessions in: its absolute path, every other character a dash."""
     return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in str(repo.resolve()))
+
+
+def proposed_summaries(writer: "SessionWriter", folder: Path) -> list[str]:
+    """The summaries the offline proposer makes of the transcript `writer` holds, written into `folder`."""
+    from memactors.actors.algorithms.session_proposals import SessionTurn, propose
+    from memactors.adapters.claude.transcript import read_transcript
+
+    read = read_transcript(writer.write(folder))
+    return [p.summary for p in propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns])]

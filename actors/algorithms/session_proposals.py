@@ -282,12 +282,14 @@ _USER_RULE = re.compile(
     # where a thing must live: "the frontend code needs to be in root"
     r"|[\w`'./-]+(?:\s+[\w`'./-]+){0,5}\s+(?:needs?|has|have)\s+to\s+(?:be|live|stay|sit)\s+(?:in|at|under|inside)\s+\w)",
     re.IGNORECASE)
+#: Words that open a sentence and say nothing ("But", "Firstly", "Okay"): read past by the cues below.
+_OPENING_WORDS = (r"but|and|so|also|then|now|additionally|firstly|secondly|thirdly|first|second|third|lastly|finally|"
+                  r"however|moreover|furthermore|just|well|anyway|yes|yeah|ok(?:ay)?|alright")
 #: How names start or end, with the value, anywhere in a clause no other cue reads: "we're now requiring all variable
 #: names to end with '_n'", "update your attribute naming convention to end with '_x'", "we'll be starting method
 #: names with 'p_'", "use 't_' as a prefix" (not from the word that opens it: "Now, ..." is read as "...").
 _NAMING_ANYWHERE = re.compile(
-    r"^(?!(?:but|and|so|also|then|now|additionally|firstly|secondly|thirdly|first|second|third|lastly|finally|however|"
-    r"moreover|furthermore|just|well|anyway|yes|yeah|ok(?:ay)?|alright)\b[,\s])"
+    rf"^(?!(?:{_OPENING_WORDS})\b[,\s])"
     # a report of how names are or came to be, or a complaint about them, sets no rule
     r"(?![^.;]*\b(?:currently|renamed|decided|someone|confusing|a\s+mess|inconsistent)\b)"
     r"(?:.{0,80}?\bnam(?:es?|ing)\b[^.;]{0,40}?\b(?:start|end|begin)s?\s+with\s+(?:the\s+(?:prefix|suffix)\s+|an?\s+)?['\"]"
@@ -299,8 +301,7 @@ _NAMING_ANYWHERE = re.compile(
 _INSTEAD_QUESTION = re.compile(r"^(?:can|could|shall)\s+(?:we|you)\s+(use|switch\s+to|go\s+with|move\s+to)\s+(.+?)\s+"
                                r"in(?:stead|tead|tsead)\s+of\s+(.+?)\s*\?$", re.IGNORECASE)
 #: Words that open a sentence without saying anything ("Firstly, moving forward, ..." keeps "moving forward").
-_DISCOURSE = re.compile(r"^(?:(?:but|and|so|also|then|yes|yeah|ok(?:ay)?|alright|firstly|secondly|thirdly|first|second|"
-                        r"third|lastly|finally|now|additionally|however|just|well|anyway|moreover|furthermore|"
+_DISCOURSE = re.compile(rf"^(?:(?:{_OPENING_WORDS}|"
                         r"one\s+more\s+thing|on\s+that\s+note|that'?s\s+why|this\s+is\s+why|which\s+is\s+why)\b[,\s]+)+",
                         re.IGNORECASE)
 #: A rule that says when it starts at its end: "..., from now on."

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memactors.actors.algorithms.session_proposals import SessionTurn, propose
-from memactors.adapters.claude.transcript import read_transcript
-from tests.session_transcripts import SessionWriter
+from tests.session_transcripts import SessionWriter, proposed_summaries
 
 
-def _summaries(w: SessionWriter, folder: Path) -> list[str]:
-    read = read_transcript(w.write(folder))
-    return [p.summary for p in propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns])]
+_summaries = proposed_summaries
 
 
 def test_a_them_stands_for_the_thing_named_not_the_place_it_goes(tmp_path: Path) -> None:

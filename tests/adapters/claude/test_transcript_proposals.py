@@ -8,12 +8,10 @@ from pathlib import Path
 
 from memactors.actors.algorithms.session_proposals import SessionTurn, foreign, propose
 from memactors.adapters.claude.transcript import read_transcript
-from tests.session_transcripts import SessionWriter
+from tests.session_transcripts import SessionWriter, proposed_summaries
 
 
-def _summaries(w: SessionWriter, folder: Path) -> list[str]:
-    read = read_transcript(w.write(folder))
-    return [p.summary for p in propose([SessionTurn(t.uuid, t.role, t.text, t.line, t.source) for t in read.turns])]
+_summaries = proposed_summaries
 
 
 def test_the_agent_guessing_is_not_a_finding(tmp_path: Path) -> None:
