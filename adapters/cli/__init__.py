@@ -23,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         answered = fast(args[1:])
         if answered is not None:
             return answered
+    if args[:1] == ["run"]:  # from the first moment: a Ctrl-C Python drops inside an import still stops the daemon
+        from memactors.adapters.system.process_exit import remember_interrupts
+
+        remember_interrupts()
     from memactors.adapters.cli.dispatch import main as parse_and_run
 
     return parse_and_run(args)

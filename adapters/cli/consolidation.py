@@ -7,7 +7,8 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -354,10 +355,12 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from memactors.adapters.system.process_exit import mark_interrupted
+    from memactors.adapters.system.process_exit import interrupt_seen, mark_interrupted, remember_interrupts
 
+    if threading.current_thread() is threading.main_thread():
+        remember_interrupts()  # again: `main` may not have been the way in
     try:
-        return _serve(args)
+        return _serve(args, interrupt_seen)
     except BaseException as exc:  # Ctrl-C before the daemon watches for it (imports, model start)
         if not only_interrupts(exc):
             raise
@@ -368,7 +371,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         mark_interrupted()
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _serve(args: argparse.Namespace, signalled_before: Callable[[], bool]) -> int:
     import contextlib
 
     import trio
@@ -425,7 +428,7 @@ def _serve(args: argparse.Namespace) -> int:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(lambda task_status: serve_viewer(
                         args.repo, port=args.view_port, open_browser=False, task_status=task_status))
-                    await daemon.run(handle_signals=True)
+                    await daemon.run(handle_signals=True, signalled_before=signalled_before)
                     nursery.cancel_scope.cancel()
             except BaseExceptionGroup as group:  # the daemon's own ending (RepositoryGone, ...) as it says it
                 if len(group.exceptions) == 1:
@@ -438,7 +441,8 @@ def _serve(args: argparse.Namespace) -> int:
 
             unbindable = (PortUnavailable,)
         try:
-            trio.run(daemon_and_viewer if args.view else lambda: daemon.run(handle_signals=True))
+            trio.run(daemon_and_viewer if args.view
+                     else lambda: daemon.run(handle_signals=True, signalled_before=signalled_before))
         except RepositoryGone as exc:  # an environment error: nothing left to serve
             print(f"memactors run: {exc}; stopped", file=sys.stderr)
             return EXIT_USAGE

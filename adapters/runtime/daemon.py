@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -127,9 +128,9 @@ class Daemon:
     (given a counter) the threshold watcher.
 
     `run` returns after `stop()` (or a first SIGINT/SIGTERM when it handles
-    signals) once the run in flight has finished and persisted, or after
-    `drain_timeout`; a second signal stops at once (refs stay at their old
-    or new commits). It raises `RepositoryGone` within about
+    signals; `signalled_before` says one came before it did) once the run in
+    flight has finished and persisted, or after `drain_timeout`; a second
+    signal stops at once (refs stay at their old or new commits). It raises `RepositoryGone` within about
     `health_interval` of the repository being deleted or moved. Before the
     pipeline starts, the local embedding model is loaded (in a worker thread,
     abandoned if stopped); once a run saw a big store, pynndescent compiles
@@ -268,7 +269,7 @@ class Daemon:
                                                             if (tip := git.tip(ref)) is not None})
 
         return Scheduler(bus, next_delay=schedule.delay, active=active)
-    async def run(self, *, handle_signals: bool = False,
+    async def run(self, *, handle_signals: bool = False, signalled_before: Callable[[], bool] = lambda: False,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         drained = self.bus.subscribe("daemon", (Drained,))
         outcomes = self.bus.subscribe("daemon-runs", (RunRequested, RunCompleted, RunFailed))
@@ -276,8 +277,8 @@ class Daemon:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 if handle_signals:
-                    await nursery.start(watch_signals, lambda _s: self.stop(),
-                                        lambda _s: nursery.cancel_scope.cancel())
+                    await nursery.start(partial(watch_signals, arrived_before=signalled_before),
+                                        lambda _s: self.stop(), lambda _s: nursery.cancel_scope.cancel())
                 nursery.start_soon(self._watch_repository)
                 task_status.started()
                 await self._warm_model()

@@ -18,6 +18,7 @@ import threading
 _lock = threading.Lock()
 _active = 0
 _interrupted = False
+_signalled = False
 
 
 class native_work:  # noqa: N801 - used as `with native_work():`, like a function
@@ -49,6 +50,26 @@ def mark_interrupted() -> None:
     """
     global _interrupted
     _interrupted = True
+
+
+def remember_interrupts() -> None:
+    """From now on a Ctrl-C raises KeyboardInterrupt as before and is also remembered (`interrupt_seen`).
+
+    Python drops a KeyboardInterrupt raised inside a callback it runs itself (a weakref callback of
+    the import machinery, a destructor): "Exception ignored in ...". A daemon interrupted at that
+    moment would go on watching; it asks `interrupt_seen` once it handles signals itself. Main thread only.
+    """
+    def handler(signum: int, frame: object) -> None:
+        global _signalled
+        _signalled = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+
+
+def interrupt_seen() -> bool:
+    """True once a Ctrl-C arrived after `remember_interrupts`, whether or not its KeyboardInterrupt got through."""
+    return _signalled
 
 
 def leave(code: int) -> NoReturn:  # noqa: F821 - string annotation, no `typing` import

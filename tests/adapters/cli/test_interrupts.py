@@ -88,3 +88,41 @@ def test_native_work_is_counted_while_it_runs_and_not_after() -> None:
     with pytest.raises(RuntimeError), native_work():
         raise RuntimeError("a failed load")
     assert not in_flight()
+
+
+# Python drops a KeyboardInterrupt raised inside a callback it runs itself ("Exception ignored in ..."): a
+# weakref callback is one, as the import machinery's module-lock callback is, where CI once lost a Ctrl-C
+_CTRL_C_DROPPED_IN_A_CALLBACK = (
+    "import os, signal, weakref\n"
+    "class Thing: pass\n"
+    "thing = Thing()\n"
+    "ref = weakref.ref(thing, lambda _r: (os.kill(os.getpid(), signal.SIGINT), [i for i in range(1000)]))\n"
+    "del thing\n")
+
+
+def test_a_ctrl_c_python_drops_inside_a_callback_is_still_seen() -> None:
+    script = ("from memactors.adapters.system.process_exit import remember_interrupts, interrupt_seen\n"
+              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK + "print(interrupt_seen())\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert "Exception ignored" in result.stderr and "KeyboardInterrupt" in result.stderr  # it was dropped
+    assert (result.returncode, result.stdout) == (0, "True\n")
+
+
+def test_run_whose_ctrl_c_python_dropped_before_it_watched_still_stops_with_exit_0(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    script = ("import sys\n"
+              "from memactors.adapters.system.process_exit import remember_interrupts\n"
+              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK +
+              "from memactors.adapters.cli import main\n"
+              f"sys.exit(main(['run', '--repo', {str(repo.path)!r}]))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"the daemon went on watching after a Ctrl-C: {err[-2000:]}")
+    assert "Exception ignored" in err  # the Ctrl-C's KeyboardInterrupt never reached the command
+    assert proc.returncode == 0 and "memactors run: stopped" in err, err[-2000:]
