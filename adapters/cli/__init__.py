@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         answered = fast(args[1:])
         if answered is not None:
             return answered
-    if args[:1] == ["run"]:  # from the first moment: a Ctrl-C Python drops inside an import still stops the daemon
+    if args[:1] in (["run"], ["view"]):  # from the first moment: a Ctrl-C Python drops inside an import still stops
         from memactors.adapters.system.process_exit import remember_interrupts
 
         remember_interrupts()

@@ -126,3 +126,19 @@ def test_run_whose_ctrl_c_python_dropped_before_it_watched_still_stops_with_exit
         pytest.fail(f"the daemon went on watching after a Ctrl-C: {err[-2000:]}")
     assert "Exception ignored" in err  # the Ctrl-C's KeyboardInterrupt never reached the command
     assert proc.returncode == 0 and "memactors run: stopped" in err, err[-2000:]
+
+
+def test_view_whose_ctrl_c_python_dropped_while_starting_stops_with_exit_0(repo: Repo) -> None:
+    repo.capture("decisions", "Use SQLite for storage")
+    script = ("import sys\n"
+              "from memactors.adapters.system.process_exit import remember_interrupts\n"
+              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK +
+              "from memactors.adapters.cli import main\n"
+              f"sys.exit(main(['view', '--no-open', '--repo', {str(repo.path)!r}]))\n")
+    try:
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the viewer went on serving after a Ctrl-C")
+    assert "Exception ignored" in result.stderr  # the Ctrl-C's KeyboardInterrupt never reached the command
+    assert (result.returncode, result.stdout.strip()) == (0, "memactors view: stopped"), result.stderr[-2000:]
