@@ -100,45 +100,34 @@ _CTRL_C_DROPPED_IN_A_CALLBACK = (
     "del thing\n")
 
 
-def test_a_ctrl_c_python_drops_inside_a_callback_is_still_seen() -> None:
-    script = ("from memactors.adapters.system.process_exit import remember_interrupts, interrupt_seen\n"
-              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK + "print(interrupt_seen())\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+def _after_a_dropped_ctrl_c(then: str) -> subprocess.CompletedProcess:
+    """Run `then` (Python source) in a fresh interpreter after a Ctrl-C whose KeyboardInterrupt Python dropped."""
+    script = ("import sys\n"
+              "from memactors.adapters.system.process_exit import remember_interrupts, interrupt_seen\n"
+              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK + then)
+    try:
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"still running 120 s after a Ctrl-C: {str(exc.stderr or '')[-2000:]}")
     assert "Exception ignored" in result.stderr and "KeyboardInterrupt" in result.stderr  # it was dropped
+    return result
+
+
+def test_a_ctrl_c_python_drops_inside_a_callback_is_still_seen() -> None:
+    result = _after_a_dropped_ctrl_c("print(interrupt_seen())\n")
     assert (result.returncode, result.stdout) == (0, "True\n")
 
 
 def test_run_whose_ctrl_c_python_dropped_before_it_watched_still_stops_with_exit_0(repo: Repo) -> None:
     repo.capture("decisions", "Use SQLite for storage")
-    script = ("import sys\n"
-              "from memactors.adapters.system.process_exit import remember_interrupts\n"
-              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK +
-              "from memactors.adapters.cli import main\n"
-              f"sys.exit(main(['run', '--repo', {str(repo.path)!r}]))\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        _, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
-        pytest.fail(f"the daemon went on watching after a Ctrl-C: {err[-2000:]}")
-    assert "Exception ignored" in err  # the Ctrl-C's KeyboardInterrupt never reached the command
-    assert proc.returncode == 0 and "memactors run: stopped" in err, err[-2000:]
+    result = _after_a_dropped_ctrl_c(f"from memactors.adapters.cli import main\n"
+                                     f"sys.exit(main(['run', '--repo', {str(repo.path)!r}]))\n")
+    assert result.returncode == 0 and "memactors run: stopped" in result.stderr, result.stderr[-2000:]
 
 
 def test_view_whose_ctrl_c_python_dropped_while_starting_stops_with_exit_0(repo: Repo) -> None:
     repo.capture("decisions", "Use SQLite for storage")
-    script = ("import sys\n"
-              "from memactors.adapters.system.process_exit import remember_interrupts\n"
-              "remember_interrupts()\n" + _CTRL_C_DROPPED_IN_A_CALLBACK +
-              "from memactors.adapters.cli import main\n"
-              f"sys.exit(main(['view', '--no-open', '--repo', {str(repo.path)!r}]))\n")
-    try:
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    except subprocess.TimeoutExpired:
-        pytest.fail("the viewer went on serving after a Ctrl-C")
-    assert "Exception ignored" in result.stderr  # the Ctrl-C's KeyboardInterrupt never reached the command
+    result = _after_a_dropped_ctrl_c(f"from memactors.adapters.cli import main\n"
+                                     f"sys.exit(main(['view', '--no-open', '--repo', {str(repo.path)!r}]))\n")
     assert (result.returncode, result.stdout.strip()) == (0, "memactors view: stopped"), result.stderr[-2000:]
