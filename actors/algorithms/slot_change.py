@@ -479,6 +479,33 @@ def _kind(said: str) -> str:
     return ""
 
 
+#: Where a naming convention applies, said apart from the kind: "for test classes only", "only in tests",
+#: "In generated code, ...", "... for the CLI module".
+_SCOPE_PHRASE = re.compile(
+    r"(?i)(?:\bonly\s+(?:for|in|within|inside)\s+(?P<a>[\w' -]{2,40}?)(?=\s*(?:[,;]|$))|"
+    r"\b(?:for|in|within|inside)\s+(?P<b>[\w' -]{2,40}?)\s+only\b|"
+    r"^(?:for|in|within|inside)\s+(?P<c>[\w' -]{2,40}?),|"
+    r"(?<=[\'\"`’”])\s+(?:for|in|within|inside)\s+(?P<d>[\w' -]{2,40}?)\s*$)")
+#: A kind's modifier: "exception class names", "test function names" (the word right before "<kind> names").
+_KIND_MODIFIER = re.compile(rf"(?i)\b(?P<m>[a-z][\w-]*)\s+(?:{_KINDS})(?:e?s)?\s+names?\b")
+#: Words that name no scope of their own: where anything applies ("your code", "this project"), when ("now",
+#: "the future"), and the words of a naming rule itself ("start", "names", "all").
+_NO_SCOPE = frozenset(words("all any each every the your our my their its a an of for in to with and or on by at "
+                            "that this these those naming name names new existing future now time being rest moment "
+                            "general case cases start end begin prefix suffix finish python repo repository "
+                            "codebase base file files place places")) | _DIRECTIVE | _WEAK | _SCOPE_WORDS
+
+
+def _naming_scope(text: str, kind: str) -> frozenset[str]:
+    """Where a naming convention applies when it is not everywhere ("for test classes only", "in generated code",
+    "exception class names"): words marked "scope:", so that a scoped rule is another slot than the general one."""
+    said = [next(g for g in m.groups() if g) for m in _SCOPE_PHRASE.finditer(text)]
+    said += [m["m"] for m in _KIND_MODIFIER.finditer(text) if not _KIND.fullmatch(m["m"])]
+    kinds = set(words(kind))
+    return frozenset(f"scope:{w}" for phrase in said for w in words(phrase)
+                     if w not in _NO_SCOPE and w not in kinds and not _KIND.fullmatch(w) and len(w) > 1)
+
+
 def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | None:
     """The slot of a naming convention: where in the names of one kind a value goes ("start attribute names with
     'at_'", "end the variable name with '_i'" when naming function arguments) or their style ("use snake_case
@@ -497,11 +524,14 @@ def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | 
         return None
     # "always use annotations for functions, and start all variable names with 'y_'": the clause giving the value
     clause = next((c for c in re.split(r",?\s+and\s+|;\s+", said) if value in c), said)
-    kind = _kind(clause) or _kind(said)
+    # a kind named only in the scope ("for the CLI module, start function names ...") is not what is named
+    unscoped = _SCOPE_PHRASE.sub(" ", clause)
+    kind = _kind(unscoped) or _kind(clause) or _kind(said)
     if not kind:
         return None
-    # the place is marked apart from the words, so that "include 'chx' in variable names" is another slot
-    frame = frozenset(words(kind)) | {"name", f"at:{aspect}"}
+    # the place is marked apart from the words, so that "include 'chx' in variable names" is another slot; where
+    # the rule applies too, so that "for test classes only, start class names with 'tc_'" leaves the general rule
+    frame = frozenset(words(kind)) | {"name", f"at:{aspect}"} | _naming_scope(_QUOTED.sub("'v'", text), kind)
     # "always use annotations for methods, and start method names with 'x_'": replaced, the other clause stands
     other = [c for c in re.split(r",?\s+and\s+|;\s+", said) if value not in c and len(c.split()) >= 3]
     return Slot(frame=frame, value=value, positive=positive, exclusive=True, sentence=sentence,
@@ -684,6 +714,7 @@ def slots_of(sentence: str) -> tuple[Slot, ...]:
     if not first.compound or not at or len(clauses) > MAX_CLAUSES:
         return tuple(found)
     kind = _kind(clauses[0])
+    scope = {w for w in first.frame if w.startswith("scope:")}
     for clause in clauses[1:]:
         if kind:
             clause = re.sub(r"\b(?:them|they|it|their\s+names?)\b", f"{kind} names", clause, count=1)
@@ -692,6 +723,9 @@ def slots_of(sentence: str) -> tuple[Slot, ...]:
         if at in ("start", "end") and not _AT_START.search(clause) and not _AT_END.search(clause):
             clause = f"{at} {clause}"
         slot = slot_of(clause)
+        if slot is not None and scope and not any(w.startswith("scope:") for w in slot.frame):
+            # "for test classes only, start class names with 'tc_' and end them with '_t'": both for test classes
+            slot = replace(slot, frame=slot.frame | scope)
         if slot is not None and slot.exclusive and slot.frame not in {f.frame for f in found}:
             found.append(replace(slot, sentence=sentence, compound=True))
     return tuple(found)

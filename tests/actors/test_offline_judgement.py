@@ -190,3 +190,25 @@ def test_a_sentence_stating_two_slots_is_replaced_whole_once_each_clause_is_repl
     assert "Going forward, I want you to start class names with 'zp_'." in block
     titles = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [")]
     assert not any(t.startswith("From now on, start all class names") for t in titles), block
+
+
+def test_scoped_naming_rules_leave_the_general_rule_current(repo: Repo) -> None:
+    """'For test classes only, start class names with ...' and 'In generated code, end class names with ...' are
+    rules of their own: the general 'start class names with 'wq_' and end them with '_k'' still governs every other
+    class, so it is replaced by neither, not even in part, and stays in the SessionStart block."""
+    repo.capture("decisions", "Start class names with 'wq_' and end them with '_k'.", when=DAY0)
+    repo.commit("work")
+    repo.capture("decisions", "For test classes only, start class names with 'tc_'.", when=DAY0 + timedelta(days=1))
+    repo.commit("more work")
+    repo.capture("decisions", "In generated code, end class names with '_m'.", when=DAY0 + timedelta(days=2))
+    now = DAY0 + timedelta(days=3)
+    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
+    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    store = MemoryStore(GitStore(repo.path))
+    general = next(m for m in store.scan(None).memories if "'wq_'" in m.summary)
+    state = store.load_state()
+    assert state.meta[general.key].superseded_by is None
+    assert not [e for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES], state.edges
+    block, _ = session_start(None, repo.path, {}, now=now.timestamp())
+    titles = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [")]
+    assert "Start class names with 'wq_' and end them with '_k'." in titles, block

@@ -513,3 +513,46 @@ def test_a_timer_or_a_short_one_is_how_a_measure_is_kept_not_what_it_measures() 
     # another thing measured, kept with a reminder or not, is another measure
     assert slot_change("Set a reminder to run the full tests every 60 minutes.", "Run the smoke tests every 30 minutes.") \
         is None
+
+
+def test_a_scoped_naming_rule_is_another_slot_than_the_general_one() -> None:
+    """'For test classes only', 'in generated code', a kind word before the names ('exception class names'): where
+    a rule applies makes its own slot, so it neither replaces the general rule nor is replaced by it."""
+    general = "Start class names with 'wq_' and end them with '_k'."
+    scoped = ["For test classes only, start class names with 'tc_'.", "In generated code, end class names with '_m'.",
+              "End exception class names with '_err'.", "Start class names with 'gn_' only in tests.",
+              "For the CLI module, start class names with 'c_'.", "Start class names with 'gc_' in generated code."]
+    for rule in scoped:
+        assert slot_change(rule, general) is None, rule
+        assert slot_change(general, rule) is None, rule
+    assert not every_clause_changed(general, scoped[:2])
+    assert not every_clause_changed(general, scoped[1:3])
+    # the general rule said again, and the same scope said again, still change their slot
+    change = slot_change("Start class names with 'ab_'.", general)
+    assert change is not None and change.partial and "'wq_' -> 'ab_'" in change.reason()
+    change = slot_change("For test classes only, start class names with 'td_'.", scoped[0])
+    assert change is not None and "'tc_' -> 'td_'" in change.reason()
+    change = slot_change("From now on, end exception class names with '_exc'.", scoped[2])
+    assert change is not None and "'_err' -> '_exc'" in change.reason()
+    assert every_clause_changed(general, ["Start class names with 'ab_'.", "End all class names with '_z'."])
+    # a place that says nothing of its own ('in our codebase', 'for this project') is the general slot
+    for said in ("In our codebase, start class names with 'ab_'.", "For this project, start all class names with 'ab_'."):
+        assert slot_change(said, general) is not None, said
+
+
+def test_both_clauses_of_a_scoped_two_slot_sentence_keep_the_scope() -> None:
+    """'For test classes only, start class names with 'tc_' and end them with '_t'': the suffix is for test
+    classes too, so it leaves the general suffix alone."""
+    scoped = "For test classes only, start class names with 'tc_' and end them with '_t'."
+    assert slot_change(scoped, "End all class names with '_k'.") is None
+    change = slot_change("For test classes only, end class names with '_u'.", scoped)
+    assert change is not None and change.partial and "'_t' -> '_u'" in change.reason()
+
+
+def test_the_offline_judge_leaves_the_general_naming_rule_to_a_scoped_one() -> None:
+    old = memory("Start class names with 'wq_' and end them with '_k'.", days=0)
+    for said in ("For test classes only, start class names with 'tc_'.", "In generated code, end class names with '_m'.",
+                 "End exception class names with '_err'."):
+        assert judge_pair(memory(said, days=2), old, 0.6).relation is not Relation.SUPERSEDES, said
+    verdict = judge_pair(memory("Start class names with 'ab_'.", days=2), old, 0.6)
+    assert verdict.relation is Relation.SUPERSEDES and verdict.partial
