@@ -82,6 +82,9 @@ SUMMARY_CHARS = 100
 QUOTE_CHARS = 300
 CONTENT_CHARS = 800
 MIN_WORDS = 4
+#: How much of one turn is read (as much as the transcript reader keeps of one): past this a turn is a paste, and
+#: reading it all let one long hostile line cost seconds. The proposals of the first part are kept.
+TURN_CHARS = 16_000
 
 _MARKER_NS = {
     "decision": "decisions", "decided": "decisions", "learned": "learnings", "learning": "learnings",
@@ -474,6 +477,10 @@ _PLURAL_SUBJECT = re.compile(
 _CONTAINER = re.compile(r"\b(?:in|to|into|on|across|throughout|(?P<about>for))\s+(?:(?:all|each|every|any|of|our|your|the|my|"
                         r"their)\s+)+$", re.IGNORECASE)
 
+#: How far before a thing named its place ("to all your") is looked for: a few words; looking back to the sentence's
+#: start for each thing named made a long sentence cost quadratic time (a 100 KB line of rule words took seconds).
+_PLACE_REACH = 120
+
 
 def _subject_named(sentence: str, before: str | None) -> str | None:
     """What a "them" in the next sentence stands for: the last thing `sentence` names that is not where another
@@ -482,7 +489,7 @@ def _subject_named(sentence: str, before: str | None) -> str | None:
     named = list(_PLURAL_SUBJECT.finditer(sentence))
     things: list[str] = []
     for m in named:
-        place = _CONTAINER.search(sentence[:m.start()])
+        place = _CONTAINER.search(sentence, max(0, m.start() - _PLACE_REACH), m.start())
         if not place or m.group(0).lower().endswith("names") or place.group("about") and not things:
             things.append(m.group(0))
     return things[-1].lower() if things else None if named else before
@@ -1576,6 +1583,8 @@ def propose(turns: Sequence[SessionTurn]) -> list[RawProposal]:
     seen: set[str] = set()
     gists: list[tuple[frozenset[str], frozenset[str]]] = []
     for turn in turns:
+        if len(turn.text) > TURN_CHARS:  # read up to the last word that fits
+            turn = replace(turn, text=turn.text[:TURN_CHARS + 1].rsplit(None, 1)[0])
         if turn.source == "answer":  # the option picked is a decision in any language: read by its structure
             made = _answers(turn)
         elif turn.source == "plan":

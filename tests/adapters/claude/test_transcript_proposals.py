@@ -223,3 +223,12 @@ def test_what_the_agent_found_right_before_it_fixes_it_is_a_finding(tmp_path: Pa
     w.assistant("The `api.ts` handlers need a timeout. Let me add one.")  # a need: the task, not a finding
     w.assistant("The `Dockerfile` copies the lockfile after `npm ci`. Let me check the cache first.")  # a look
     assert _summaries(w, tmp_path) == ["The vite-plugin-sdk bundled its own node_modules/sdk under dist/."]
+
+
+
+def test_a_100_kb_line_of_rule_words_is_read_only_to_its_first_part() -> None:
+    # hostile input costs bounded time: past the first TURN_CHARS a turn is a paste, not read (whoever calls)
+    filler = "always add docstrings to the functions and type hints to the methods in the modules, " * 1200
+    text = f"Always run `ruff check` before you commit. Please {filler}thanks.\n\nNever push to `main` directly."
+    assert [p.summary for p in propose([SessionTurn("u1", "user", text, 1)])] \
+        == ["Always run ruff check before you commit."]
