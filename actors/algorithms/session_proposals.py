@@ -352,6 +352,11 @@ _NO_FINDING_LEAD = re.compile(r"^(?:i|we|you|let|now|ok|okay|good|great|perfect|
 _MOMENT_SUBJECT = re.compile(r"^(?:the\s+)?(?:[\w.`/-]+\s+){0,2}?(?:tests?|build|command|output|result|error|edit|change|"
                              r"fix|diff|file|script|run|issue|problem|code|page|server|app|log|response|request|check|"
                              r"previous|last|first|current)\b", re.IGNORECASE)
+#: A run's report or the plan narrated ("`npm install` finished with 3 warnings", "The linter flagged 12 issues",
+#: "TypeScript complains about ...", "Phase 2 covers ..."): the moment's work, not a finding to keep.
+_RUN_REPORT = re.compile(r"\b(?:finished|flag(?:ged|s)|complain(?:ed|s)|report(?:ed)|printed|warn(?:ed|s)|passed|"
+                         r"failed)\b|\b\d+\s+(?:\w+\s+)?(?:issues|warnings|errors|problems|failures|violations)\b|"
+                         r"^(?:phase|step|stage|part|milestone)\s+\d+\b", re.IGNORECASE)
 _FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"
                          r"(?:issue|problem|bug)\s+(?:is|was))\s*[:—–-]\s*", re.IGNORECASE)
 #: Lead-ins whose bullets are rules or decisions ("Decisions:", "Conventions:", "Requirements:").
@@ -1302,10 +1307,10 @@ def _without_reports(text: str) -> str:
 def _found_before_fix(sentence: str, rest: str, names: frozenset[str]) -> bool:
     """Whether `sentence` is what the agent found just before it fixes it (the next sentence acts on it): a named
     thing's state or behaviour ("The `create-next-app` created its own `.git` inside `frontend/`. Let me remove
-    it"), not the work of the moment, a need, or narration."""
+    it"), not the work of the moment, a run's report, a need, or narration."""
     return bool(rest and _FIX_NEXT.match(rest) and not sentence.endswith(":") and not _NOT_KEPT.search(sentence)
                 and not _NO_FINDING_LEAD.match(sentence) and not _MOMENT_SUBJECT.match(sentence)
-                and _FINDING.match(sentence)
+                and not _RUN_REPORT.search(sentence) and _FINDING.match(sentence)
                 and (_SPECIFIC.search(sentence) or any(n in sentence for n in names))
                 and not re.search(r"\b(?:needs?|should|must|has\s+to|have\s+to)\b", sentence, re.IGNORECASE))
 

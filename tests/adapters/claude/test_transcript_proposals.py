@@ -232,3 +232,16 @@ def test_a_100_kb_line_of_rule_words_is_read_only_to_its_first_part() -> None:
     text = f"Always run `ruff check` before you commit. Please {filler}thanks.\n\nNever push to `main` directly."
     assert [p.summary for p in propose([SessionTurn("u1", "user", text, 1)])] \
         == ["Always run ruff check before you commit."]
+
+
+def test_a_run_s_report_or_the_plan_narrated_before_a_fix_is_not_a_finding(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e0a2-4a52-9a57-6d9a1b3ce0a2")
+    w.user("Get the API package green again.")
+    w.assistant("`pnpm install` finished with 5 warnings. Let me fix them.\n\n"
+                "The linter flagged 9 issues in `pkg/api`. Let me fix them.\n\n"
+                "Mypy complains about the `Any` in `routes.py`. Let me fix that.\n\n"
+                "Phase 3 covers the `billing` module. Let me create the tests.\n\n"
+                "The `useMemo` hook runs on every render here. Let me add the dependency list.\n\n"
+                "The release runner uses Python 3.9. Let me update the workflow to 3.12.")
+    assert _summaries(w, tmp_path) == ["The useMemo hook runs on every render here.",
+                                       "The release runner uses Python 3.9."]
