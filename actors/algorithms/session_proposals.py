@@ -539,6 +539,14 @@ _WORK_THING = re.compile(
 _DELIVERABLE = re.compile(r"^(?:please\s+)?i\s*(?:'d|\s+would)?\s+(?:(?:also|just|really|now)\s+)?(?:want|need|like)\s+"
                           r"(?:a|an|one|some|(?:the\s+)?same)\s+(?!.*\b(?:every|all|each|always|never|any)\b)",
                           re.IGNORECASE)
+#: A one-off task, said to one or to all: a deadline ("by Friday", "by end of day", "today", "this week") or the
+#: moment's ticket ("for this ticket") makes it a task, not a convention ("from today on" starts one).
+_ONE_OFF = re.compile(
+    r"\bby\s+(?:(?:this|next|the\s+end\s+of(?:\s+the)?|end\s+of(?:\s+the)?)\s+)?(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|tomorrow|tonight|today|day|week|month|sprint|eod|cob|noon)\b|\bby\s+\d{1,2}(?::\d\d)?\s*"
+    r"(?:am|pm)\b|(?<!from\s)(?<!of\s)(?<!starting\s)\b(?:today|tonight|tomorrow)\b(?!\s+on\b)|\bthis\s+(?:week|"
+    r"afternoon|morning|evening)\b|\bfor\s+(?:this|the\s+current)\s+(?:ticket|pr|pull\s+request|task|issue|story)\b",
+    re.IGNORECASE)
 _TASK_GUARD = re.compile(r"^(?:please\s+)?(?:do\s+not|don'?t|never)\s+(?:break|change|touch|modify|alter|remove)\s+"
                          r"(?:any(?:thing)?\s+(?:else|existing|other|unrelated)|(?:the\s+)?(?:existing|other|unrelated)"
                          r"|anything\b)", re.IGNORECASE)
@@ -692,7 +700,7 @@ def _said_nothing(statement: str) -> bool:
                 or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
                 or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
                 or _BARE_PRONOUN.match(statement) or _DELIVERABLE.match(statement) or _TASK_GUARD.match(statement)
-                or _ATTACHMENT.search(statement))
+                or _ATTACHMENT.search(statement) or _ONE_OFF.search(statement))
 
 
 #: A clause that ends waiting for the list it introduces ("a README covering:"): never a statement.

@@ -163,3 +163,14 @@ def test_a_report_of_how_names_are_or_a_complaint_about_them_is_no_naming_rule(t
            "Someone decided to use 'v_' as a prefix for views last year and it's a mess.\n\n"
            "We're now requiring all fixture names to end with '_fx'.")
     assert _summaries(w, tmp_path) == ["We're now requiring all fixture names to end with '_fx'."]
+
+
+def test_a_task_with_a_deadline_or_for_this_ticket_is_no_convention_even_said_to_all(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a0a3-4b6e-8c1d-2f3a4b5c60a3")
+    w.user("We're asking all of you to fill in the sprint survey by Thursday.\n\n"
+           "I want you to focus on using the new billing client for this ticket.\n\n"
+           "Please have the changelog entry ready by end of day.\n\n"
+           "From today on, always indent YAML files by 2 spaces.\n\n"
+           "We're asking all of you to add type hints to every new function.")
+    assert _summaries(w, tmp_path) == ["Always indent YAML files by 2 spaces.",
+                                       "We're asking all of you to add type hints to every new function."]
