@@ -61,7 +61,7 @@ from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, event_sentence,
                                                       matched_event_words, names, plan_asked, report_score,
-                                                      reports_change)
+                                                      reports_change, stem)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -89,6 +89,20 @@ STORY_WINDOW = timedelta(minutes=30)
 STORY_SURE = 0.8
 #: A turn of a logged conversation: "Name: what they said".
 _SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
+#: A turn opening on a new subject ("Oh, and we adopted a puppy") goes on with no story of its speaker's.
+_NEW_SUBJECT = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:oh|well|so|and|yeah|yes)\b[\s,!.]*)*"
+                          r"(?:also|anyway|anyhow|besides|by\s+the\s+way|btw|another\s+thing|one\s+more\s+thing|"
+                          r"on\s+another\s+note|in\s+other\s+news|oh,?\s+and)\b", re.IGNORECASE)
+#: Another speaker's turn asking for other news ("Anything else new?") closes the story told before it.
+_ASKS_ELSE = re.compile(r"\b(?:anything|something|what)\s+else\b|\bany\s+(?:other\s+)?news\b|"
+                        r"\banything\s+new\b|\bwhat(?:'s|\s+is)\s+new\b", re.IGNORECASE)
+_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z']{3,}")
+#: Words of four letters or more that tell no topic, so two turns sharing only these share no subject.
+_NO_TOPIC = frozenset(
+    "that this with have just what been were they them their there your yours about would could should really "
+    "great nice thanks thank yeah pretty some like much very well from when then than also into over more most "
+    "only such said will wow cool awesome amazing love glad sounds sound good guess where here know think time "
+    "today yesterday week month year last next ago day days weekend morning evening night".split())
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -579,12 +593,20 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
     return out
 
 
+def _topic(text: str) -> set[str]:
+    """The stems of a conversation turn's topic words (its speaker's name left out)."""
+    body = _SPEAKER.sub("", text, count=1)
+    return {stem(w) for w in _TOPIC_WORD.findall(body) if w.lower() not in _NO_TOPIC}
+
+
 def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
                     tz: tzinfo) -> list[_Scored]:
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
     speaker's last turn before it that says when something happened, with another speaker's turn (dated or not)
     and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
-    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it."""
+    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it, and
+    so does a new subject: a turn opening "Oh, and" / "also" / "by the way", another's "Anything else new?", or, with
+    no question asked between, no topic word the two turns share."""
     if change_asked(question) is not None:
         return candidates
     out = list(candidates)
@@ -593,17 +615,22 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
         own = _speaker(item.text)
         if resolution is not None or own is None:
             continue
+        if _NEW_SUBJECT.search(item.text):
+            continue  # "Oh, and we adopted a puppy": a new subject, not the story before
         replied = False  # a story goes on across another speaker's turn; a run of one label's notes is no story
+        asked = False  # the other speaker asked about it ("A new game?"), or for other news ("Anything else?")
         for text, when in item.earlier:
             when = _as_aware(when)
             if _as_aware(item.timestamp) - when > STORY_WINDOW or _speaker(text) is None:
                 break
             if _speaker(text) != own:
-                replied = True
+                if _ASKS_ELSE.search(text):
+                    break
+                replied, asked = True, asked or "?" in text
                 continue
             found = _resolutions(text, item.memory_id, when, tz)
             said = [f for f in found if f[0].resolved_date <= _local_day(when, tz)]
-            if said and replied:
+            if said and replied and (asked or _topic(text) & _topic(item.text)):
                 told, how = max(said, key=lambda f: f[0].confidence)
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, f"{how} (said in {own.capitalize()}'s turn before, the story this one goes on "

@@ -874,3 +874,23 @@ def test_a_run_of_notes_under_one_label_is_no_story_their_dates_pass_along() -> 
                     relevance=0.8, earlier=(other,))
     answer = compose_answer("When did we adopt pnpm workspaces?", [told], now=WEDNESDAY, tz=UTC)
     assert answer.answer.startswith("2024-06-14")
+
+
+def test_a_turn_on_a_new_subject_takes_its_own_moment_not_the_story_before() -> None:
+    # the puppy is news of its own: "yesterday" was the hiking day, not the day Tom adopted it
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)
+    hiked = ("Tom: I went hiking yesterday up the ridge trail.", said - timedelta(minutes=2))
+    question = "When did Tom adopt the puppy?"
+    cases = [("Mia: Nice! Anything else new?", "Tom: Oh, and we adopted a puppy!"),  # asked for other news
+             ("Mia: Nice, sounds lovely.", "Tom: By the way, we adopted a puppy!"),  # a new subject opened
+             ("Mia: Nice, sounds lovely.", "Tom: We adopted a puppy!")]  # no topic shared, nothing asked
+    for reply, text in cases:
+        told = Evidence(memory_id="told", text=text, timestamp=said, relevance=0.8, before=reply,
+                        earlier=((reply, said - timedelta(minutes=1)), hiked))
+        answer = compose_answer(question, [told], now=WEDNESDAY, tz=UTC)
+        assert answer.answer.startswith("2024-06-10"), (reply, text, answer.answer)  # the day the turn was said
+    # the same trail named again goes on with the hiking story
+    told = Evidence(memory_id="told", text="Tom: The ridge trail had a waterfall too.", timestamp=said,
+                    relevance=0.8, earlier=(("Mia: Nice, sounds lovely.", said - timedelta(minutes=1)), hiked))
+    answer = compose_answer("When did Tom see the waterfall on the ridge trail?", [told], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2024-06-09") and "turn before" in answer.reasoning
