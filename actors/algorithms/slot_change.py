@@ -493,7 +493,10 @@ _KIND_MODIFIER = re.compile(rf"(?i)\b(?P<m>[a-z][\w-]*)\s+(?:{_KINDS})(?:e?s)?\s
 _NO_SCOPE = frozenset(words("all any each every the your our my their its a an of for in to with and or on by at "
                             "that this these those naming name names new existing future now time being rest moment "
                             "general case cases start end begin prefix suffix finish python repo repository "
-                            "codebase base file files place places")) | _DIRECTIVE | _WEAK | _SCOPE_WORDS
+                            "codebase base file files place places addition particular fact short long other "
+                            "summary order terms line accordance response light meaningful clear concise upper "
+                            "uppercase lowercase camelcase pascalcase snake kebab camel pascal title caps")) \
+    | _DIRECTIVE | _WEAK | _SCOPE_WORDS
 
 
 def _naming_scope(text: str, kind: str) -> frozenset[str]:

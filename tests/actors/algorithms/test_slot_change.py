@@ -536,8 +536,11 @@ def test_a_scoped_naming_rule_is_another_slot_than_the_general_one() -> None:
     assert change is not None and "'_err' -> '_exc'" in change.reason()
     assert every_clause_changed(general, ["Start class names with 'ab_'.", "End all class names with '_z'."])
     # a place that says nothing of its own ('in our codebase', 'for this project') is the general slot
-    for said in ("In our codebase, start class names with 'ab_'.", "For this project, start all class names with 'ab_'."):
+    for said in ("In our codebase, start class names with 'ab_'.", "For this project, start all class names with 'ab_'.",
+                 "In addition to the method naming convention, start class names with 'ab_'."):
         assert slot_change(said, general) is not None, said
+    # a style word before the names is their value, not a scope
+    assert slot_change("Remember: no linter, uppercase class names.", "Use snake_case for all class names.") is not None
 
 
 def test_both_clauses_of_a_scoped_two_slot_sentence_keep_the_scope() -> None:
