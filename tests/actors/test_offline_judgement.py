@@ -173,15 +173,9 @@ def test_a_sentence_stating_two_slots_is_replaced_whole_once_each_clause_is_repl
     """'Start class names with 'wq_' and end them with '_k'' loses its prefix to one later instruction and its
     suffix to another: no clause of it holds, so it is replaced (not shown as current), by the newest of the two
     (with only its prefix replaced it still stands for its suffix: test_slot_change)."""
-    repo.capture("decisions", "From now on, start all class names with 'wq_' and end them with '_k'.", when=DAY0)
-    repo.commit("work")
-    repo.capture("decisions", "Going forward, I want you to start class names with 'zp_'.",
-                 when=DAY0 + timedelta(days=1))
-    repo.commit("more work")
-    repo.capture("decisions", "From now on, end all your class names with '_m'.", when=DAY0 + timedelta(days=2))
-    now = DAY0 + timedelta(days=3)
-    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
-    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    now = _decided_a_day_apart(repo, "From now on, start all class names with 'wq_' and end them with '_k'.",
+                               "Going forward, I want you to start class names with 'zp_'.",
+                               "From now on, end all your class names with '_m'.")
     store = MemoryStore(GitStore(repo.path))
     memories = {m.summary.split()[-1]: m for m in store.scan(None).memories}
     first = memories["'_k'."]
@@ -196,14 +190,9 @@ def test_scoped_naming_rules_leave_the_general_rule_current(repo: Repo) -> None:
     """'For test classes only, start class names with ...' and 'In generated code, end class names with ...' are
     rules of their own: the general 'start class names with 'wq_' and end them with '_k'' still governs every other
     class, so it is replaced by neither, not even in part, and stays in the SessionStart block."""
-    repo.capture("decisions", "Start class names with 'wq_' and end them with '_k'.", when=DAY0)
-    repo.commit("work")
-    repo.capture("decisions", "For test classes only, start class names with 'tc_'.", when=DAY0 + timedelta(days=1))
-    repo.commit("more work")
-    repo.capture("decisions", "In generated code, end class names with '_m'.", when=DAY0 + timedelta(days=2))
-    now = DAY0 + timedelta(days=3)
-    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
-    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    now = _decided_a_day_apart(repo, "Start class names with 'wq_' and end them with '_k'.",
+                               "For test classes only, start class names with 'tc_'.",
+                               "In generated code, end class names with '_m'.")
     store = MemoryStore(GitStore(repo.path))
     general = next(m for m in store.scan(None).memories if "'wq_'" in m.summary)
     state = store.load_state()
@@ -212,3 +201,16 @@ def test_scoped_naming_rules_leave_the_general_rule_current(repo: Repo) -> None:
     block, _ = session_start(None, repo.path, {}, now=now.timestamp())
     titles = [line.split("] ", 1)[1] for line in block.splitlines() if line.startswith("- [")]
     assert "Start class names with 'wq_' and end them with '_k'." in titles, block
+
+
+def _decided_a_day_apart(repo: Repo, *decisions: str) -> datetime:
+    """Capture `decisions` one a day from DAY0, each after a commit of work, and consolidate offline the day after
+    the last; returns that day."""
+    for day, decision in enumerate(decisions):
+        if day:
+            repo.commit(f"work {day}")
+        repo.capture("decisions", decision, when=DAY0 + timedelta(days=day))
+    now = DAY0 + timedelta(days=len(decisions))
+    services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
+    trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
+    return now
