@@ -19,7 +19,7 @@ from memactors.events.terms import terms
 from memactors.events.tier import Tier
 
 EXCERPT_CHARS = 300
-#: How many replaced memories an entry names (context shows them; more is noise).
+#: How many replaced memories an entry names, the newest first (context shows them; more is noise).
 MAX_SUPERSEDES = 3
 _SPACE = re.compile(r"\s+")
 
@@ -71,7 +71,8 @@ def build_read_model(
         return newer if newer and group_of.get(newer) != group_of[key] else None
 
     replaced: dict[str, list[str]] = {}
-    for memory in kept:
+    # newest first: what held just before is what a reader needs named, and the order must not follow the keys
+    for memory in sorted(kept, key=lambda m: (m.timestamp, m.key), reverse=True):
         newer = outside(memory.key)
         if newer in by_key and group_of[newer] != group_of[memory.key]:
             title = assessed[memory.key].title

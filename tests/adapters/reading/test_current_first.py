@@ -46,3 +46,18 @@ def test_a_summary_whose_facts_were_replaced_never_ranks_above_what_replaced_the
     listed = [h.entry.summary for h in search(cache.load(), query, limit=5)]
     assert listed[:2] == ["Switch the database from PostgreSQL to SQLite for the API",
                           "Use PostgreSQL for the database of the API, pooled, backed up"]
+
+
+def test_an_entry_names_what_it_replaced_newest_first_whatever_order_the_store_was_read_in() -> None:
+    ports = [_memory(n, f"The API listens on port {8000 + n}", 50 - n) for n in range(1, 6)]
+    current = _memory(9, "The API listens on port 9000", 1)
+    metas = {m.key: MemoryMeta(key=m.key, id=m.id, namespace=m.namespace, commit=m.commit, created=m.timestamp,
+                               tier=Tier.HOT, superseded_by=None if m is current else current.key)
+             for m in (*ports, current)}
+    listed = []
+    for read_order in (ports, ports[::-1], ports[2:] + ports[:2]):
+        model = build_read_model([*read_order, current], metas, {k: 0.9 for k in metas}, [], run_id="r1",
+                                 generated_at=NOW, memory_tips={})
+        listed.append(next(e.supersedes for e in model.entries if e.key == current.key))
+    # what held just before comes first; the oldest fall off the end
+    assert listed == [("The API listens on port 8005", "The API listens on port 8004", "The API listens on port 8003")] * 3
