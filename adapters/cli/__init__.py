@@ -24,9 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if answered is not None:
             return answered
     if args[:1] in (["run"], ["view"]):  # from the first moment: a Ctrl-C Python drops inside an import still stops
-        from memactors.adapters.system.process_exit import remember_interrupts
+        from memactors.adapters.system.process_exit import remember_dropped_interrupts
 
-        remember_interrupts()
+        remember_dropped_interrupts()
     from memactors.adapters.cli.dispatch import main as parse_and_run
 
     return parse_and_run(args)

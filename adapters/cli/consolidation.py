@@ -7,7 +7,6 @@ import contextlib
 import logging
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -355,12 +354,11 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from memactors.adapters.system.process_exit import interrupt_seen, mark_interrupted, remember_interrupts
+    from memactors.adapters.system.process_exit import interrupt_dropped, mark_interrupted, remember_dropped_interrupts
 
-    if threading.current_thread() is threading.main_thread():
-        remember_interrupts()  # again: `main` may not have been the way in
+    remember_dropped_interrupts()  # again: `main` may not have been the way in
     try:
-        return _serve(args, interrupt_seen)
+        return _serve(args, interrupt_dropped)
     except BaseException as exc:  # Ctrl-C before the daemon watches for it (imports, model start)
         if not only_interrupts(exc):
             raise

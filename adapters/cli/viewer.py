@@ -35,9 +35,9 @@ def _cmd_view(args: argparse.Namespace) -> int:
     if common_dir_of(str(args.repo)) is None:
         raise UsageError(f"{args.repo} is not inside a git repository: run `memactors view` in the project "
                          "(or pass --repo PATH)")
-    from memactors.adapters.system.process_exit import interrupt_seen
+    from memactors.adapters.system.process_exit import interrupt_dropped
 
-    if interrupt_seen():  # a Ctrl-C while starting whose KeyboardInterrupt Python dropped (inside an import)
+    if interrupt_dropped():  # a Ctrl-C while starting whose KeyboardInterrupt Python dropped (inside an import)
         print("memactors view: stopped")
         return EXIT_OK
     try:

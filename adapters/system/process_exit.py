@@ -18,7 +18,8 @@ import threading
 _lock = threading.Lock()
 _active = 0
 _interrupted = False
-_signalled = False
+_dropped = False
+_hooked = False
 
 
 class native_work:  # noqa: N801 - used as `with native_work():`, like a function
@@ -52,24 +53,33 @@ def mark_interrupted() -> None:
     _interrupted = True
 
 
-def remember_interrupts() -> None:
-    """From now on a Ctrl-C raises KeyboardInterrupt as before and is also remembered (`interrupt_seen`).
+def remember_dropped_interrupts() -> None:
+    """From now on a KeyboardInterrupt Python drops is remembered (`interrupt_dropped`), not printed.
 
-    Python drops a KeyboardInterrupt raised inside a callback it runs itself (a weakref callback of
-    the import machinery, a destructor): "Exception ignored in ...". A daemon interrupted at that
-    moment would go on watching; it asks `interrupt_seen` once it handles signals itself. Main thread only.
+    Python cannot raise out of a callback it runs itself (a weakref callback of the import machinery,
+    a destructor): a Ctrl-C landing there becomes "Exception ignored in ..." and its traceback on
+    stderr, and the command never hears of it; a daemon would go on watching. Such drops go through
+    `sys.unraisablehook`, which this replaces; Ctrl-C's own handler stays Python's (trio relies on it).
     """
-    def handler(signum: int, frame: object) -> None:
-        global _signalled
-        _signalled = True
-        raise KeyboardInterrupt
+    global _hooked
+    if _hooked:
+        return
+    _hooked = True
+    previous = sys.unraisablehook
 
-    signal.signal(signal.SIGINT, handler)
+    def hook(unraisable: object) -> None:
+        global _dropped
+        if isinstance(getattr(unraisable, "exc_value", None), KeyboardInterrupt):
+            _dropped = True
+            return
+        previous(unraisable)  # type: ignore[arg-type]
+
+    sys.unraisablehook = hook
 
 
-def interrupt_seen() -> bool:
-    """True once a Ctrl-C arrived after `remember_interrupts`, whether or not its KeyboardInterrupt got through."""
-    return _signalled
+def interrupt_dropped() -> bool:
+    """True once a Ctrl-C's KeyboardInterrupt was dropped by Python after `remember_dropped_interrupts`."""
+    return _dropped
 
 
 def leave(code: int) -> NoReturn:  # noqa: F821 - string annotation, no `typing` import
