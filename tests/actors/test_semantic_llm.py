@@ -82,7 +82,8 @@ def test_past_the_runs_llm_deadline_the_rest_is_summarized_and_judged_offline(st
     assert report.phase == "completed" and report.persisted
     assert report.errors and all("MEMACTORS_LLM_DEADLINE" in e for e in report.errors)
     assert {s.provider for s in store.load_state().summaries.values()} == {"offline"}
-    assert report.token_usage.llm_calls == sent and report.token_usage.tokens_in == 0
+    # a call the deadline cancelled in flight may never reach the server (a loaded machine): counted, not answered
+    assert sent <= report.token_usage.llm_calls and report.token_usage.tokens_in == 0
 
 
 def test_citing_a_memory_outside_the_cluster_is_rejected_then_retried(store_of_facts: Repo, model) -> None:  # noqa: F811
