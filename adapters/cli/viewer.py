@@ -36,7 +36,11 @@ def _cmd_view(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.repo} is not inside a git repository: run `memactors view` in the project "
                          "(or pass --repo PATH)")
     from memactors.adapters.system.process_exit import interrupt_dropped
+    from memactors.adapters.viewer.server import import_server
 
+    # the server's heavy imports happen here, where a Ctrl-C that Python drops inside them is still seen below,
+    # not inside trio.run, where nothing would look at it again
+    import_server()
     if interrupt_dropped():  # a Ctrl-C while starting whose KeyboardInterrupt Python dropped (inside an import)
         print("memactors view: stopped")
         return EXIT_OK

@@ -64,6 +64,13 @@ def open_browser_on(page: Path) -> None:
     webbrowser.open(page.as_uri())
 
 
+def import_server() -> None:
+    """Import what serving needs (Hypercorn, Jinja) now rather than on the first request or inside `serve`."""
+    import hypercorn.config  # noqa: F401
+    import hypercorn.trio  # noqa: F401
+    import jinja2  # noqa: F401
+
+
 async def serve(repo: Path, *, port: int = 0, open_browser: bool = True, out: TextIO = sys.stdout,
                 task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve until cancelled. `task_status.started(url)` once it listens (for `memactors run --view`)."""
