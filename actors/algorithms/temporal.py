@@ -61,7 +61,7 @@ from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, event_sentence,
                                                       matched_event_words, names, plan_asked, report_score,
-                                                      reports_change, stem)
+                                                      reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -93,16 +93,18 @@ _SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 _NEW_SUBJECT = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:oh|well|so|and|yeah|yes)\b[\s,!.]*)*"
                           r"(?:also|anyway|anyhow|besides|by\s+the\s+way|btw|another\s+thing|one\s+more\s+thing|"
                           r"on\s+another\s+note|in\s+other\s+news|oh,?\s+and)\b", re.IGNORECASE)
-#: Another speaker's turn asking for other news ("Anything else new?") closes the story told before it.
-_ASKS_ELSE = re.compile(r"\b(?:anything|something|what)\s+else\b|\bany\s+(?:other\s+)?news\b|"
-                        r"\banything\s+new\b|\bwhat(?:'s|\s+is)\s+new\b", re.IGNORECASE)
-_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z']{3,}")
-#: Words of four letters or more that tell no topic, so two turns sharing only these share no subject.
-_NO_TOPIC = frozenset(
-    "that this with have just what been were they them their there your yours about would could should really "
-    "great nice thanks thank yeah pretty some like much very well from when then than also into over more most "
-    "only such said will wow cool awesome amazing love glad sounds sound good guess where here know think time "
-    "today yesterday week month year last next ago day days weekend morning evening night".split())
+#: A turn asking for the other's news ("Anything else new?", "How about you? Anything interesting happening?",
+#: "What's been up with you?") hands the talk over: the story told before it is done. A question about the story
+#: ("What else did you see up there?", "Did you learn anything new?") is no such turn.
+_ASKS_NEWS = re.compile(
+    r"\bwhat(?:\s+else)?(?:'s|\s+is|\s+has)\s+(?:been\s+)?(?:up|new)\b(?!\s+(?:there|here))"
+    r"|\bwhat\s+(?:else\s+)?have\s+you\s+been\s+up\s+to\b|\bany\s+(?:other\s+)?news\b"
+    r"|\b(?:anything|something)\s+(?:else\s+)?(?:new|exciting|interesting|fun|good|cool)\s+"
+    r"(?:going\s+on|happening|with\s+you|in\s+your\s+life|lately|recently|for\s+you|on\s+your\s+end)\b"
+    r"|\b(?:anything|something)\s+else\s+(?:new|going\s+on|happening)\b"
+    r"|(?:^|(?<=[.!?:,]\s))(?:so\s+|and\s+|oh,?\s+)?anything\s+(?:else\s+)?new\s*\?"
+    r"|\bany\s+(?:fun\s+)?(?:surprises|updates)\s+(?:lately|recently)\b"
+    r"|\b(?:how|what)\s+about\s+you\s*[?,]", re.IGNORECASE)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -593,10 +595,10 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
     return out
 
 
-def _topic(text: str) -> set[str]:
-    """The stems of a conversation turn's topic words (its speaker's name left out)."""
-    body = _SPEAKER.sub("", text, count=1)
-    return {stem(w) for w in _TOPIC_WORD.findall(body) if w.lower() not in _NO_TOPIC}
+def _handed_over(text: str, said: list[tuple[TemporalResolution, str]]) -> bool:
+    """Whether a dated turn asks for the other's news after its last date ("... last Friday. How about you?")."""
+    ends = [text.rfind(told.original_text) + len(told.original_text) for told, _ in said]
+    return _ASKS_NEWS.search(text, max(ends)) is not None
 
 
 def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
@@ -605,8 +607,8 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
     speaker's last turn before it that says when something happened, with another speaker's turn (dated or not)
     and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
     game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it, and
-    so does a new subject: a turn opening "Oh, and" / "also" / "by the way", another's "Anything else new?", or, with
-    no question asked between, no topic word the two turns share."""
+    so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
+    ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
     if change_asked(question) is not None:
         return candidates
     out = list(candidates)
@@ -618,25 +620,25 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
         if _NEW_SUBJECT.search(item.text):
             continue  # "Oh, and we adopted a puppy": a new subject, not the story before
         replied = False  # a story goes on across another speaker's turn; a run of one label's notes is no story
-        asked = False  # the other speaker asked about it ("A new game?"), or for other news ("Anything else?")
+        asked = False  # the other speaker asked something, so the talk stayed on the teller's story
         for text, when in item.earlier:
             when = _as_aware(when)
             if _as_aware(item.timestamp) - when > STORY_WINDOW or _speaker(text) is None:
                 break
             if _speaker(text) != own:
-                if _ASKS_ELSE.search(text):
-                    break
+                if _ASKS_NEWS.search(text):
+                    break  # "Anything else new?": the other asked for news, the story is done
                 replied, asked = True, asked or "?" in text
                 continue
             found = _resolutions(text, item.memory_id, when, tz)
             said = [f for f in found if f[0].resolved_date <= _local_day(when, tz)]
-            if said and replied and (asked or _topic(text) & _topic(item.text)):
+            if said and replied and (asked or not _handed_over(text, said)):
                 told, how = max(said, key=lambda f: f[0].confidence)
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, f"{how} (said in {own.capitalize()}'s turn before, the story this one goes on "
                                        "with)")
-            if found:
-                break
+            if found or _ASKS_NEWS.search(text):
+                break  # an undated "What about you?" of theirs between hands the talk over as well
     return out
 
 

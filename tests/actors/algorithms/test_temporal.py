@@ -882,8 +882,8 @@ def test_a_turn_on_a_new_subject_takes_its_own_moment_not_the_story_before() -> 
     hiked = ("Tom: I went hiking yesterday up the ridge trail.", said - timedelta(minutes=2))
     question = "When did Tom adopt the puppy?"
     cases = [("Mia: Nice! Anything else new?", "Tom: Oh, and we adopted a puppy!"),  # asked for other news
-             ("Mia: Nice, sounds lovely.", "Tom: By the way, we adopted a puppy!"),  # a new subject opened
-             ("Mia: Nice, sounds lovely.", "Tom: We adopted a puppy!")]  # no topic shared, nothing asked
+             ("Mia: Nice! What's new with you otherwise?", "Tom: We adopted a puppy!"),  # the same, other words
+             ("Mia: Nice, sounds lovely.", "Tom: By the way, we adopted a puppy!")]  # a new subject opened
     for reply, text in cases:
         told = Evidence(memory_id="told", text=text, timestamp=said, relevance=0.8, before=reply,
                         earlier=((reply, said - timedelta(minutes=1)), hiked))
@@ -894,3 +894,46 @@ def test_a_turn_on_a_new_subject_takes_its_own_moment_not_the_story_before() -> 
                     relevance=0.8, earlier=(("Mia: Nice, sounds lovely.", said - timedelta(minutes=1)), hiked))
     answer = compose_answer("When did Tom see the waterfall on the ridge trail?", [told], now=WEDNESDAY, tz=UTC)
     assert answer.answer.startswith("2024-06-09") and "turn before" in answer.reasoning
+
+
+def _story_date(reply: str, text: str, question: str, hiked: str = "Tom: I went hiking yesterday up the ridge trail.",
+                ) -> tuple[str, str]:
+    """The answer to `question` from Tom's undated turn `text`, said after his dated `hiked` and Mia's `reply`."""
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)
+    told = Evidence(memory_id="told", text=text, timestamp=said, relevance=0.8, before=reply,
+                    earlier=((reply, said - timedelta(minutes=1)), (hiked, said - timedelta(minutes=2))))
+    answer = compose_answer(question, [told], now=WEDNESDAY, tz=UTC)
+    return answer.answer, answer.reasoning
+
+
+def test_a_turn_going_on_with_the_story_keeps_its_date_with_no_word_shared_or_a_question_about_it_between() -> None:
+    # the review's continuations of the hike ("What else did you see up there?", "Sounds amazing!" / "The view was
+    # stunning.") and four more like them: each is still about "yesterday", whatever words it uses
+    cases = [("Mia: What else did you see up there?", "Tom: A waterfall, and a family of deer by the lake.",
+              "When did Tom see the deer?"),
+             ("Mia: Sounds amazing!", "Tom: The view was stunning.", "When was the view stunning?"),
+             ("Mia: Did you learn anything new?", "Tom: Yes, how to read a map with a compass.",
+              "When did Tom learn to read a map?"),
+             ("Mia: Wow, how fun.", "Tom: We camped by the lake and cooked dinner on a fire.",
+              "When did Tom camp by the lake?"),
+             ("Mia: Did you see something else besides the pines?", "Tom: Yes, an old fire lookout tower.",
+              "When did Tom see the fire lookout tower?"),
+             ("Mia: Nice, sounds lovely.", "Tom: My brother carried the tent the whole way.",
+              "When did Tom's brother carry the tent?")]
+    for reply, text, question in cases:
+        answer, reasoning = _story_date(reply, text, question)
+        assert answer.startswith("2024-06-09") and "turn before" in reasoning, (reply, text, answer)
+    # the teller asked "How about you?", but the other asked about the hike rather than tell news: it goes on
+    answer, reasoning = _story_date("Mia: Just work. Was the trail steep?", "Tom: Very, but the view was stunning.",
+                                    "When was the view stunning?",
+                                    hiked="Tom: I went hiking yesterday up the ridge trail. How about you?")
+    assert answer.startswith("2024-06-09") and "turn before" in reasoning, answer
+
+
+def test_a_story_whose_teller_asked_for_the_others_news_is_done_when_they_tell_it() -> None:
+    # LoCoMo 6-10's turns hand over like this ("How about you? Anything interesting happening?"); Tom's next turn
+    # answers Mia's news, so the kitten was not adopted on the hiking day
+    answer, _ = _story_date("Mia: I adopted a kitten!", "Tom: A kitten! My puppy would love to meet her.",
+                            "When did Mia adopt the kitten?",
+                            hiked="Tom: I went hiking with my puppy yesterday. How about you? Anything fun happening?")
+    assert answer.startswith("2024-06-10"), answer  # the day the turn was said
