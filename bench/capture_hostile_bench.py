@@ -1,6 +1,9 @@
-"""Benchmark: what one long hostile user line (rule words, no sentence end) costs the offline proposer.
+"""Benchmark: what one long hostile turn costs the offline proposer: a user line of rule words with no sentence
+end, and an assistant turn with no spaces (one word of 4,000, 8,000 and 16,000 characters; a turn is read to
+TURN_CHARS, 16,000).
 
-`python bench/capture_hostile_bench.py` — seconds per `propose` call for lines of 25, 50 and 100 KB.
+`python bench/capture_hostile_bench.py` — seconds per `propose` call for user lines of 25, 50 and 100 KB and
+assistant words of 4, 8 and 16 thousand characters (near-linear: each should cost about twice the one before).
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ def main() -> None:
         started = time.perf_counter()
         propose([turn])
         seconds[f"{size // 1000} KB"] = round(time.perf_counter() - started, 2)
+    for size in (4_000, 8_000, 16_000):  # issue 33: a path-stripping pattern retried every start inside the word
+        turn = SessionTurn("a1", "assistant", "a" * size, 1)
+        started = time.perf_counter()
+        propose([turn])
+        seconds[f"assistant {size // 1000} K chars, no spaces"] = round(time.perf_counter() - started, 3)
     print(json.dumps(seconds) if args.json else "  ".join(f"{k}: {v} s" for k, v in seconds.items()))
 
 

@@ -1277,6 +1277,18 @@ _AGENT_STATUS = re.compile(r"^(?:(?:so|now|ok(?:ay)?|great|good|perfect)[,!.]?\s
 _CODE_SAID = re.compile(r"==|!=|=>|&&|\|\||[{}]|\)\s*;|\breturn\s*;")
 
 
+#: A parenthesised aside, or a word (a run of non-spaces) that may be a path. Each word is matched whole, once, and
+#: tested for '/' or '?' in Python: a pattern like `\S*[/?]\S*` retries every start inside a long word with neither
+#: and costs quadratic time (a 16,000-character word took 2.5 s).
+_ASIDE_OR_PATH = re.compile(r"\s\([^()]*\)|\S+")
+
+
+def _unsaid(match: re.Match[str]) -> str:
+    """'' for an aside or a word with '/' or '?' (a path, a query: named, not said); the word itself otherwise."""
+    word = match.group()
+    return "" if word[0].isspace() or "/" in word or "?" in word else word
+
+
 def _aside(sentence: str) -> bool:
     """Whether an agent's sentence states nothing found or decided: a guess, a question or what the user said said
     back, narration, a plan's next step, a report of what was done, a quotation, or code."""
@@ -1284,7 +1296,7 @@ def _aside(sentence: str) -> bool:
     return bool(prose.rstrip().endswith("?") or _AGENT_GUESS.search(prose) or _RESTATED.search(prose)
                 or _ASIDE_LEAD.match(prose) or _AGENT_STATUS.match(prose)
                 # code in an aside or a path ("(b.timestamp || b.createdAt)", "/queries?caseId={id}") is named, not said
-                or _CODE_SAID.search(re.sub(r"\s\([^()]*\)|\S*[/?]\S*", "", prose)))
+                or _CODE_SAID.search(_ASIDE_OR_PATH.sub(_unsaid, prose)))
 
 
 #: What leads in the agent's report of what it did: "## Summary", "Here's what changed:", "I've implemented the
