@@ -354,9 +354,19 @@ _MOMENT_SUBJECT = re.compile(r"^(?:the\s+)?(?:[\w.`/-]+\s+){0,2}?(?:tests?|build
                              r"previous|last|first|current)\b", re.IGNORECASE)
 #: A run's report or the plan narrated ("`npm install` finished with 3 warnings", "The linter flagged 12 issues",
 #: "TypeScript complains about ...", "Phase 2 covers ..."): the moment's work, not a finding to keep.
-_RUN_REPORT = re.compile(r"\b(?:finished|flag(?:ged|s)|complain(?:ed|s)|report(?:ed)|printed|warn(?:ed|s)|passed|"
-                         r"failed)\b|\b\d+\s+(?:\w+\s+)?(?:issues|warnings|errors|problems|failures|violations)\b|"
+_RUN_REPORT = re.compile(r"\b\d+\s+(?:\w+\s+)?(?:issues|warnings|errors|problems|failures|violations)\b|"
                          r"^(?:phase|step|stage|part|milestone)\s+\d+\b", re.IGNORECASE)
+#: A run's verb ("`ruff` reported ...", "Build finished in 12s"): a report unless the sentence says how the thing
+#: misbehaves (`_MISBEHAVES`): "`retry` reported success even when the request had failed" is a finding.
+_RUN_VERB = re.compile(r"\b(?:finished|flag(?:ged|s)|complain(?:ed|s)|reported|printed|warn(?:ed|s)|passed|failed)\b",
+                       re.IGNORECASE)
+#: A cause or a condition: "even when", "only to the first worker", "because", "instead of", "unless".
+_MISBEHAVES = re.compile(r"\b(?:even\s+(?:when|if|though|after|before|with)|only\s+(?:to|for|when|if|after|before|"
+                         r"once|on|with)|because|instead\s+of|rather\s+than|unless|whenever|as\s+soon\s+as|"
+                         r"regardless\s+of)\b", re.IGNORECASE)
+#: "every request ... after a restart": all of a kind, on a condition said after it.
+_ALL_OF_A_KIND = re.compile(r"\b(?:every|each|any)\b", re.IGNORECASE)
+_ON_CONDITION = re.compile(r"\b(?:after|when|whenever|once|until|if|before)\b", re.IGNORECASE)
 _FOUND_LEAD = re.compile(r"^(?:found\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)|the\s+(?:real\s+)?"
                          r"(?:issue|problem|bug)\s+(?:is|was))\s*[:—–-]\s*", re.IGNORECASE)
 #: Lead-ins whose bullets are rules or decisions ("Decisions:", "Conventions:", "Requirements:").
@@ -1324,13 +1334,24 @@ def _without_reports(text: str) -> str:
     return "\n".join(out)
 
 
+def _run_report(sentence: str) -> bool:
+    """Whether `sentence` reports how a run went ("All 42 tests passed", "ruff reported 0 errors", "Phase 2 covers
+    ..."), not how a named thing misbehaves (a cause or a condition said: "... only to the first worker")."""
+    if _RUN_REPORT.search(sentence):
+        return True
+    if not _RUN_VERB.search(sentence) or _MISBEHAVES.search(sentence):
+        return False
+    every = _ALL_OF_A_KIND.search(sentence)  # searched once each, from where "every" ends: linear on any input
+    return not (every and _ON_CONDITION.search(sentence, every.end()))
+
+
 def _found_before_fix(sentence: str, rest: str, names: frozenset[str]) -> bool:
     """Whether `sentence` is what the agent found just before it fixes it (the next sentence acts on it): a named
     thing's state or behaviour ("The `create-next-app` created its own `.git` inside `frontend/`. Let me remove
     it"), not the work of the moment, a run's report, a need, or narration."""
     return bool(rest and _FIX_NEXT.match(rest) and not sentence.endswith(":") and not _NOT_KEPT.search(sentence)
                 and not _NO_FINDING_LEAD.match(sentence) and not _MOMENT_SUBJECT.match(sentence)
-                and not _RUN_REPORT.search(sentence) and _FINDING.match(sentence)
+                and not _run_report(sentence) and _FINDING.match(sentence)
                 and (_SPECIFIC.search(sentence) or any(n in sentence for n in names))
                 and not re.search(r"\b(?:needs?|should|must|has\s+to|have\s+to)\b", sentence, re.IGNORECASE))
 

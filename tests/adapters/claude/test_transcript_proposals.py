@@ -245,3 +245,20 @@ def test_a_run_s_report_or_the_plan_narrated_before_a_fix_is_not_a_finding(tmp_p
                 "The release runner uses Python 3.9. Let me update the workflow to 3.12.")
     assert _summaries(w, tmp_path) == ["The useMemo hook runs on every render here.",
                                        "The release runner uses Python 3.9."]
+
+
+def test_how_a_named_thing_misbehaves_said_with_a_run_s_verb_is_a_finding_a_run_s_status_is_not(
+        tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e0a3-4a52-9a57-6d9a1b3ce0a3")
+    w.user("The nightly sync loses orders again.")
+    w.assistant("`retry` reported success even when the request had failed. Let me fix the status check.\n\n"
+                "`pytest-xdist` passed the DATABASE_URL only to the first worker. Let me set it in `conftest.py`.\n\n"
+                "`RateLimiter` flags every request as abusive after a restart. Let me fix the counter reset.\n\n"
+                "All 42 tests passed. Let me update the changelog.\n\n"
+                "The linter flagged 3 warnings. Let me fix them.\n\n"
+                "Build finished in 12s. Let me add the cache step.\n\n"
+                "`ruff` reported 0 errors. Let me update the changelog.\n\n"
+                "`mypy` passed on `api.py`. Let me add the next module.")
+    assert _summaries(w, tmp_path) == ["Retry reported success even when the request had failed.",
+                                       "Pytest-xdist passed the DATABASE_URL only to the first worker.",
+                                       "RateLimiter flags every request as abusive after a restart."]
