@@ -413,12 +413,12 @@ _ANNOUNCED = re.compile(
     r"areas?|items?|instructions?|quirks?|adjustments?|tweaks?|requirements?|tips?)\b(?![^:]*:)"
     r"(?!.*\b(?:is|are)\s+(?:that|to)\b)", re.IGNORECASE)
 #: A convention named without its value: "I want you to update your naming convention", "we've decided to
-#: standardize our IDE across the team".
+#: standardize our IDE across the team" (whole words: "use conventional commits" names its value).
 _NO_VALUE = re.compile(
     r"\b(?:update|implement|adopt|change|revise|follow|use|utili[sz]e|leverage|start\s+using|standardi[sz]e(?:\s+on)?)\s+(?:(?:a|an|the|your|"
     r"our|my)\s+)?(?:(?:new|consistent|updated|specific|different|certain|same|common|uniform)\s+)?(?:[\w-]+\s+){0,3}?"
-    r"(?:naming\s+conventions?|conventions?|coding\s+style|style|standards?|(?:integrated\s+development\s+environment|"
-    r"IDE|tools?|names|approach)(?=\s+(?:a\s+bit|across|for|we\s+(?:have|use)|\(|$)|[.!]?$))", re.IGNORECASE)
+    r"(?:(?:naming\s+conventions?|conventions?|coding\s+style|style|standards?)\b|(?:integrated\s+development\s+"
+    r"environment|IDE|tools?|names|approach)(?=\s+(?:a\s+bit|across|for|we\s+(?:have|use)|\(|$)|[.!]?$))", re.IGNORECASE)
 #: What only says a subject is coming: "I want to talk about our naming conventions", "shifting gears".
 _TOPIC_INTRO = re.compile(
     r"^(?:[\w' ]{0,40},\s+)?(?:i|we)\s*(?:want(?:ed)?|would\s+like|'d\s+like|need)\s+to\s+(?:talk|discuss|go\s+over|"
@@ -557,6 +557,31 @@ _ONE_OFF = re.compile(
     r"(?:am|pm)\b|(?<!from\s)(?<!of\s)(?<!starting\s)\b(?:today|tonight|tomorrow)\b(?!\s+on\b)|\bthis\s+(?:week|"
     r"afternoon|morning|evening)\b|\bfor\s+(?:this|the\s+current)\s+(?:ticket|pr|pull\s+request|task|issue|story)\b",
     re.IGNORECASE)
+#: A recurrence word: a rule with a deadline that repeats is a convention still ("every day", "every future
+#: ticket", "always", "whenever", "from now on", "going forward", "all future"); not "each README" nor "all of
+#: you", which count the task's things or people.
+_RECURS = re.compile(
+    r"\b(?:always|whenever|from\s+now\s+on|going\s+forward|moving\s+forward|(?:all|any)\s+future|"
+    r"in\s+(?:the\s+)?future|(?:every|each)\s+(?:(?:single|other|future|new|upcoming|subsequent)\b|"
+    r"(?:day|night|morning|evening|week|weekday|month|quarter|year|sprint|release|time|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)s?\b))", re.IGNORECASE)
+#: A rule about a kind of thing, said first: "Every PR must ...", "Feature branches must be merged by Friday".
+_KIND_FIRST = re.compile(r"^(?:(?P<every>every|each)\s+)?(?P<kind>(?:[\w-]+\s+)?[\w-]+)\s+(?:must|should|shall|"
+                         r"ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+to)\b", re.IGNORECASE)
+
+
+def _recurs(statement: str) -> bool:
+    """Whether a rule said with a deadline repeats: a recurrence word, or a kind of the work its subject ("Every
+    PR", "Feature branches"; not "The release notes", "Each of you")."""
+    if _RECURS.search(statement):
+        return True
+    kind = _KIND_FIRST.match(statement)
+    return bool(kind and _WORK_THING.search(kind["kind"])
+                and (kind["every"] or kind["kind"].lower().endswith("s")
+                     and not re.match(r"(?:the|this|that|these|those|our|your|my|their|its|all|both)\b", kind["kind"],
+                                      re.IGNORECASE)))
+
+
 _TASK_GUARD = re.compile(r"^(?:please\s+)?(?:do\s+not|don'?t|never)\s+(?:break|change|touch|modify|alter|remove)\s+"
                          r"(?:any(?:thing)?\s+(?:else|existing|other|unrelated)|(?:the\s+)?(?:existing|other|unrelated)"
                          r"|anything\b)", re.IGNORECASE)
@@ -710,7 +735,7 @@ def _said_nothing(statement: str) -> bool:
                 or _SOFT.match(statement) or _MAXIM.match(statement) and not specific or _PRAISE.match(statement)
                 or statement.endswith("!") and not re.search(r"['`\"\d]", statement) and not rule
                 or _BARE_PRONOUN.match(statement) or _DELIVERABLE.match(statement) or _TASK_GUARD.match(statement)
-                or _ATTACHMENT.search(statement) or _ONE_OFF.search(statement))
+                or _ATTACHMENT.search(statement) or _ONE_OFF.search(statement) and not _recurs(statement))
 
 
 #: A clause that ends waiting for the list it introduces ("a README covering:"): never a statement.

@@ -174,3 +174,18 @@ def test_a_task_with_a_deadline_or_for_this_ticket_is_no_convention_even_said_to
            "We're asking all of you to add type hints to every new function.")
     assert _summaries(w, tmp_path) == ["Always indent YAML files by 2 spaces.",
                                        "We're asking all of you to add type hints to every new function."]
+
+
+def test_a_rule_with_a_deadline_that_repeats_is_a_convention_a_task_with_one_is_not(tmp_path: Path) -> None:
+    w = SessionWriter("5e1f0c2a-a0a4-4b6e-8c1d-2f3a4b5c60a4")
+    w.user("Every PR must be reviewed by end of day, every day.\n\n"
+           "Feature branches must be merged by Friday or closed.\n\n"
+           "I want you to use conventional commits for this ticket and every future ticket.\n\n"
+           "I want you to use conventional commits for this ticket.\n\n"
+           "Each of you must update the README in `docs/` by Friday.\n\n"
+           "Every developer must fill in the survey by Thursday.\n\n"
+           "The release notes must be merged by Friday.")
+    assert _summaries(w, tmp_path) == [
+        "Every PR must be reviewed by end of day, every day.",
+        "Feature branches must be merged by Friday or closed.",
+        "I want you to use conventional commits for this ticket and every future ticket."]
