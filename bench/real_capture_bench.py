@@ -189,7 +189,8 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sessions", type=Path, help="folder holding the labelled transcripts")
     parser.add_argument("--labels", type=Path, default=LABELS)
-    parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="all")
+    parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="tuning",
+                        help="which third to score (default tuning; the held-out third only when checking, apart)")
     parser.add_argument("--show", action="store_true", help="list every proposal and every missed keeper")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
