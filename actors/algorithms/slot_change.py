@@ -479,34 +479,92 @@ def _kind(said: str) -> str:
     return ""
 
 
-#: Where a naming convention applies, said apart from the kind: "for test classes only", "only in tests",
-#: "In generated code, ...", "... for the CLI module".
+#: A phrase that may say where a naming convention applies ("for test classes only", "only in tests", "In generated
+#: code, ...", "... for the CLI module"): a kind said in it is not the kind named (the scope is `_naming_scope`'s).
 _SCOPE_PHRASE = re.compile(
     r"(?i)(?:\bonly\s+(?:for|in|within|inside)\s+(?P<a>[\w' -]{2,40}?)(?=\s*(?:[,;]|$))|"
     r"\b(?:for|in|within|inside)\s+(?P<b>[\w' -]{2,40}?)\s+only\b|"
     r"^(?:for|in|within|inside)\s+(?P<c>[\w' -]{2,40}?),|"
     r"(?<=[\'\"`’”])\s+(?:for|in|within|inside)\s+(?P<d>[\w' -]{2,40}?)\s*$)")
-#: A kind's modifier: "exception class names", "test function names" (the word right before "<kind> names").
-_KIND_MODIFIER = re.compile(rf"(?i)\b(?P<m>[a-z][\w-]*)\s+(?:{_KINDS})(?:e?s)?\s+names?\b")
-#: Words that name no scope of their own: where anything applies ("your code", "this project"), when ("now",
-#: "the future"), and the words of a naming rule itself ("start", "names", "all").
-_NO_SCOPE = frozenset(words("all any each every the your our my their its a an of for in to with and or on by at "
-                            "that this these those naming name names new existing future now time being rest moment "
-                            "general case cases start end begin prefix suffix finish python repo repository "
-                            "codebase base file files place places addition particular fact short long other "
-                            "summary order terms line accordance response light meaningful clear concise upper "
-                            "uppercase lowercase camelcase pascalcase snake kebab camel pascal title caps")) \
-    | _DIRECTIVE | _WEAK | _SCOPE_WORDS
+#: The code areas a naming convention may be confined to, each with the one name its scope goes by: tests,
+#: generated code, migrations, the CLI, the frontend, backend or API, scripts, examples, and a language. A closed
+#: list: a word of opinion, manner or purpose ("for better readability", "in line with", "proper") names none.
+_AREAS = (
+    ("test", r"tests?|testing|test-?suites?|fixtures?"), ("generated", r"(?:auto-?)?generated"),
+    ("migration", r"migrations?"), ("cli", r"cli|command[- ]line"), ("frontend", r"front-?end|front\s+end"),
+    ("backend", r"back-?end|back\s+end"), ("api", r"apis?"), ("ui", r"ui"), ("sdk", r"sdks?"),
+    ("script", r"scripts?"), ("example", r"examples|example\s+(?:code|files?|scripts?|apps?|projects?)"),
+    ("notebook", r"notebooks?"), ("benchmark", r"benchmarks?"), ("legacy", r"legacy"),
+    ("python", r"python"), ("typescript", r"typescript"), ("javascript", r"javascript"), ("java", r"java"),
+    ("rust", r"rust"), ("c++", r"c\+\+|cpp"), ("c#", r"c\#|csharp"), ("kotlin", r"kotlin"), ("swift", r"(?-i:Swift)"),
+    ("ruby", r"ruby"), ("php", r"php"), ("scala", r"scala"), ("sql", r"sql"), ("shell", r"shell|bash"),
+    ("go", r"(?-i:Go|GO|golang)"))
+#: A language is a scope against another language only: a rule said for none is taken to be for the language
+#: the other names ("use PascalCase for class names" after "... for class names in Python" is its update).
+_LANGUAGES = frozenset("python typescript javascript java rust c++ c# kotlin swift ruby php scala sql shell go".split())
+_AREA_NAME = {f"a{i}": name for i, (name, _) in enumerate(_AREAS)}  # regex group -> the area's name
+_AREA = re.compile("(?i)" + "|".join(rf"(?<![\w+#-])(?P<a{i}>{p})(?![\w+#-])" for i, (_, p) in enumerate(_AREAS)))
+#: A kind said of one sort before its names ("private method names", "exception class names"): a scope too.
+_KIND_SORTS = frozenset("private public protected internal abstract exception error test helper base mixin async "
+                        "static utility util fixture generated migration".split())
+#: Where a phrase names a place: "for test classes only", "in your Python code", "within the payments module";
+#: "when writing tests", "when working on the frontend". What follows it is read up to where the phrase ends.
+_WHERE = re.compile(r"(?i)\b(?:for|in|within|inside|under|throughout|"
+                    r"(?:when|while|whenever)\s+(?:you(?:'re|\s+are)?\s+)?"
+                    r"(?:writing|working\s+(?:on|in|with)|editing|adding|creating|building|developing|coding\s+in))"
+                    r"\s+(?P<np>[^,;:.!?()]{1,60})")
+_PHRASE_END = re.compile(r"(?i)\s+(?:with|to|and|or|so|because|that|which|when|whenever|if|as|by|from|should|must|"
+                         r"will|we|you|i|is|are|please|always|going|moving)\b.*$")
+_DETERMINER = re.compile(r"(?i)^(?:(?:the|a|an|all|any|every|each|our|your|my|their|its|this|these|those|of)\s+)+")
+#: A named part of the code: "the payments module", "the 'db' folder", "the CLI package"; a word that only points
+#: ("this module", "the same file") names none.
+_NAMED_AREA = re.compile(r"(?i)^(?P<n>['\"`‘“][^'\"`’”]{1,40}['\"`’”]|[\w.+#-]{2,30})\s+"
+                         r"(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|"
+                         r"component)s?\b")
+_POINTING = frozenset("same whole entire current other one single new existing first next main this that".split())
+#: A path said as the place: "in src/api/", "under tests/unit".
+_PATH = re.compile(r"^(?!and/or\b)(?P<p>[\w.-]*/[\w./-]*)")
+#: A scope phrase reads this many words of what follows it (bounded cost; a place is said in a few words).
+MAX_SCOPE_WORDS = 5
+
+
+def _areas(phrase: str) -> set[str]:
+    """The code areas a phrase names (its words on the closed list), and a named module, folder or path."""
+    if (path := _PATH.match(phrase)) is not None:  # "in src/api/": the path is the place, whatever its words
+        return {path["p"].strip("/").lower()}
+    found = {_AREA_NAME[k] for m in _AREA.finditer(phrase) for k, v in m.groupdict().items() if v}
+    if (named := _NAMED_AREA.match(phrase)) is not None and named["n"].lower() not in _POINTING:
+        name = named["n"].strip("'\"`‘“’”").lower()
+        area = _AREA.fullmatch(name)
+        found.add(next(_AREA_NAME[k] for k, v in area.groupdict().items() if v) if area else name)
+    return found
+
+
+#: What a quoted word names when it is said before one of these: a part of the code ("the 'db' folder").
+_NAMED_BY = re.compile(r"(?i)\s+(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|"
+                       r"component)s?\b")
+
+
+def _kept_if_named(quoted: re.Match) -> str:
+    """A quoted word as it is when it names a part of the code, else a placeholder: the rule's value is no place."""
+    return quoted[0] if _NAMED_BY.match(quoted.string, quoted.end()) else "'v'"
 
 
 def _naming_scope(text: str, kind: str) -> frozenset[str]:
     """Where a naming convention applies when it is not everywhere ("for test classes only", "in generated code",
-    "exception class names"): words marked "scope:", so that a scoped rule is another slot than the general one."""
-    said = [next(g for g in m.groups() if g) for m in _SCOPE_PHRASE.finditer(text)]
-    said += [m["m"] for m in _KIND_MODIFIER.finditer(text) if not _KIND.fullmatch(m["m"])]
-    kinds = set(words(kind))
-    return frozenset(f"scope:{w}" for phrase in said for w in words(phrase)
-                     if w not in _NO_SCOPE and w not in kinds and not _KIND.fullmatch(w) and len(w) > 1)
+    "exception class names", "when writing tests", "in TypeScript"): the code areas named, marked "scope:", so that
+    a scoped rule is another slot than the general one. Only a recognised place is a scope (see `_AREAS`)."""
+    found: set[str] = set()
+    for m in _WHERE.finditer(text):
+        phrase = _DETERMINER.sub("", _PHRASE_END.sub("", m["np"]).strip())
+        found |= _areas(" ".join(phrase.split()[:MAX_SCOPE_WORDS]))
+    # the sort of the kind named just before it: "private method names", "Test classes should start with ..."
+    kind_said = r"\s+".join(re.escape(w) for w in kind.split())
+    for m in re.finditer(rf"(?i)(?<![\w'-])(?P<m>[\w+#-]+)\s+{kind_said}(?:e?s)?\b", text):
+        sort = m["m"].lower()
+        if sort in _KIND_SORTS or _AREA.fullmatch(m["m"]):
+            found |= _areas(m["m"]) or {sort}
+    return frozenset(f"scope:lang:{w}" if w in _LANGUAGES else f"scope:{w}" for w in found)
 
 
 def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | None:
@@ -534,7 +592,10 @@ def _naming_slot(said: str, text: str, positive: bool, sentence: str) -> Slot | 
         return None
     # the place is marked apart from the words, so that "include 'chx' in variable names" is another slot; where
     # the rule applies too, so that "for test classes only, start class names with 'tc_'" leaves the general rule
-    frame = frozenset(words(kind)) | {"name", f"at:{aspect}"} | _naming_scope(_QUOTED.sub("'v'", text), kind)
+    # (read in the clauses that say a naming rule: "... and import gzip in all my scripts" says where gzip goes)
+    naming = " ".join(c for c in re.split(r",?\s+and\s+|;\s+", text)
+                      if value in c or _AT_START.search(c) or _AT_END.search(c) or _STYLE_WORD.search(c)) or text
+    frame = frozenset(words(kind)) | {"name", f"at:{aspect}"} | _naming_scope(_QUOTED.sub(_kept_if_named, naming), kind)
     # "always use annotations for methods, and start method names with 'x_'": replaced, the other clause stands
     other = [c for c in re.split(r",?\s+and\s+|;\s+", said) if value not in c and len(c.split()) >= 3]
     return Slot(frame=frame, value=value, positive=positive, exclusive=True, sentence=sentence,
@@ -927,6 +988,12 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     of them, and the same place ("for testing in the legacy service" stays that service's slot)."""
     if a.frame == b.frame:
         return True
+    lang_a = {w for w in a.frame if w.startswith("scope:lang:")}
+    lang_b = {w for w in b.frame if w.startswith("scope:lang:")}
+    if lang_a != lang_b:
+        # a rule for one language leaves another's; said for no language, it is for the language the other names
+        return not (lang_a and lang_b) and _same_frame(replace(a, frame=a.frame - lang_a),
+                                                       replace(b, frame=b.frame - lang_b))
     if a.counted and b.counted:  # "work from home no more than twice a week" / "... three days a week for your role"
         return len(a.frame & b.frame) >= MIN_COUNT_WORDS and len(a.frame ^ b.frame) <= MAX_RULE_EXTRA
     if a.unit and a.unit == b.unit:  # "a break every 60 minutes" / "a short break every 50 minutes"
@@ -1025,6 +1092,8 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
                      for part in combinations(sorted(slot.whole), k)]
         if slot.exclusive and slot.value and slot.positive:
             keys.append(("frame", slot.frame))
+            if language := {w for w in slot.frame if w.startswith("scope:lang:")}:  # "... in Python" / said for none
+                keys.append(("frame", slot.frame - language))
             if (slot.counted and MIN_COUNT_WORDS < len(slot.frame) <= MAX_ROLE_KEYS) or (
                     slot.unit and 1 < len(slot.frame) <= MAX_ROLE_KEYS):  # paired by most of the frame
                 keys += [("frame", frozenset(part)) for part in combinations(sorted(slot.frame), len(slot.frame) - 1)]

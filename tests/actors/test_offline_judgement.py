@@ -214,3 +214,20 @@ def _decided_a_day_apart(repo: Repo, *decisions: str) -> datetime:
     services = build_services(MemoryStore(GitStore(repo.path)), Settings(), FixedClock(now))
     trio.run(lambda: consolidate(services, RunOptions(trigger="test")))
     return now
+
+
+def test_a_rule_for_another_language_leaves_the_python_rule_and_a_rule_for_none_replaces_both(repo: Repo) -> None:
+    """'In Go, start class names with ...' is a rule of its own beside 'When writing Python code, start ...': it
+    replaces nothing; a later 'start class names with ...' said for no language is the update of both (paired with
+    them though their frames name a language)."""
+    now = _decided_a_day_apart(repo, "When writing Python code, I want you to start every class name with 'py_'.",
+                               "In Go, start class names with 'go_'.", "From now on, start all class names with 'ab_'.")
+    store = MemoryStore(GitStore(repo.path))
+    memories = {m.summary.split()[-1]: m for m in store.scan(None).memories}
+    state = store.load_state()
+    assert state.meta[memories["'py_'."].key].superseded_by == memories["'ab_'."].key
+    assert state.meta[memories["'go_'."].key].superseded_by == memories["'ab_'."].key
+    edges = {(e.source_key, e.target_key) for e in state.edges.values() if e.edge_type is EdgeType.SUPERSEDES}
+    assert (memories["'go_'."].key, memories["'py_'."].key) not in edges, edges
+    block, _ = session_start(None, repo.path, {}, now=now.timestamp())
+    assert "From now on, start all class names with 'ab_'." in block

@@ -559,3 +559,61 @@ def test_the_offline_judge_leaves_the_general_naming_rule_to_a_scoped_one() -> N
         assert judge_pair(memory(said, days=2), old, 0.6).relation is not Relation.SUPERSEDES, said
     verdict = judge_pair(memory("Start class names with 'ab_'.", days=2), old, 0.6)
     assert verdict.relation is Relation.SUPERSEDES and verdict.partial
+
+
+def test_a_phrase_of_opinion_manner_or_purpose_names_no_scope_so_the_general_rule_is_replaced() -> None:
+    """'For better readability', 'in line with our style guide', 'in my opinion', 'every single', 'proper',
+    'concerning class names': no code area is named, so the rule is the general one said again with a new value."""
+    general = "Start class names with 'wq_'."
+    for said in ("For better readability, start class names with 'ab_'.",
+                 "Start class names with 'ab_' for better readability.",
+                 "In line with our style guide, start class names with 'ab_'.",
+                 "In my opinion, start class names with 'ab_'.",
+                 "Start every single class name with 'ab_'.",
+                 "Start proper class names with 'ab_'.",
+                 "Concerning class names, start them with 'ab_'."):
+        change = slot_change(said, general)
+        assert change is not None and "'wq_' -> 'ab_'" in change.reason(), said
+        assert slot_change(general, said) is not None, said
+    old = memory(general, days=0)
+    verdict = judge_pair(memory("For better readability, start class names with 'ab_'.", days=2), old, 0.6)
+    assert verdict.relation is Relation.SUPERSEDES and "'wq_' -> 'ab_'" in verdict.reason
+
+
+def test_class_names_in_tests_when_writing_tests_and_test_classes_are_a_scoped_rule() -> None:
+    """'Class names in tests', 'When writing tests, ...', 'Test classes should start with ...': a rule for the
+    tests, which neither replaces the general rule nor is replaced by it, and is replaced by a new rule for tests."""
+    general = "Start class names with 'wq_'."
+    scoped = ["Start class names in tests with 'tc_'.", "When writing tests, start class names with 'tc_'.",
+              "Test classes should start with 'tc_'."]
+    for said in scoped:
+        assert slot_change(said, general) is None, said
+        assert slot_change(general, said) is None, said
+        change = slot_change("For test classes only, start class names with 'td_'.", said)
+        assert change is not None and "'tc_' -> 'td_'" in change.reason(), said
+    old = memory(general, days=0)
+    for said in scoped:
+        assert judge_pair(memory(said, days=2), old, 0.6).relation is not Relation.SUPERSEDES, said
+
+
+def test_a_rule_for_one_language_leaves_the_rule_for_another() -> None:
+    """'In TypeScript, ...' does not replace 'In Python, ...' (nor Go, C++ or Java); the same language said again
+    does, and so does a rule said for no language ("for class names" after "... in Python"), paired with it."""
+    by_language = {"Python": "In Python, start class names with 'py_'.",
+                   "TypeScript": "In TypeScript, start class names with 'ts_'.",
+                   "Go": "Start class names with 'go_' in Go.",
+                   "C++": "For C++ code, start class names with 'cp_'.",
+                   "Java": "Start Java class names with 'jv_'."}
+    for (one, a), (other, b) in ((x, y) for x in by_language.items() for y in by_language.items() if x != y):
+        assert slot_change(a, b) is None, (one, other)
+    change = slot_change("In TypeScript, start class names with 'tx_'.", by_language["TypeScript"])
+    assert change is not None and "'ts_' -> 'tx_'" in change.reason()
+    change = slot_change("Start class names with 'ab_'.", by_language["Go"])
+    assert change is not None and "'go_' -> 'ab_'" in change.reason()
+    old = memory(by_language["Python"], days=0)
+    assert judge_pair(memory(by_language["Go"], days=2), old, 0.6).relation is not Relation.SUPERSEDES
+    # and the rule said for Python is paired with the one said for no language, to be replaced by it
+    python, general = "When writing Python code, I want you to start every class name with 'py_'.", \
+        "From now on, start all class names with 'ab_'."
+    assert slot_change(general, python) is not None
+    assert set(frame_keys(python, python)) & set(frame_keys(general, general))
