@@ -315,6 +315,10 @@ def _in_year(match: re.Match[str], _: date) -> _Found:
     return _Found(date(year, 1, 1), date(year, 12, 31), 0.6, "the year it states")
 
 
+#: How a "for N units" span is read (`_for_span`); an answer names its start, the day the ongoing thing began.
+_SPAN_READ = "a span of "
+
+
 def _for_span(match: re.Match[str], day: date) -> _Found:
     quantity = " ".join(match["n"].lower().split())
     unit = match["unit"].lower()
@@ -323,7 +327,7 @@ def _for_span(match: re.Match[str], day: date) -> _Found:
     start = _units_back(day, n, unit)
     vague = bool(match["about"]) or quantity in ("a few", "few") or quantity.startswith("a couple")
     return _Found(start, day, 0.45 if vague else 0.55,
-                  f"a span of {n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
+                  f"{_SPAN_READ}{n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
 
 
 def _weekend_before(_: re.Match[str], day: date) -> _Found:
@@ -664,9 +668,10 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     turn the date its speaker said in the story it goes on with (turns before); "when did X first ..." takes the
     earliest nearly as sure answer) times how sure its date is (the date it states on or before the day
     it was written — on or after it for a question about a plan — else that day, held less surely). A "which
-    year" question is answered with the calendar year of that date (of a span's start). The answer is the candidate with the highest confidence
-    (the earliest of equals); candidates with another date are its `alternatives`, each less confident: the
-    choice, its confidence and its reasoning never disagree."""
+    year" question is answered with the calendar year of that date (of a span's start); a "for N units" span ("I've
+    been playing for a month now") with its start, the day the thing began. The answer is the candidate with the
+    highest confidence (the earliest of equals); candidates with another date are its `alternatives`, each less
+    confident: the choice, its confidence and its reasoning never disagree."""
     if not evidence:
         return ReasonedAnswer(question=question, answer=_NO_ANSWER, confidence=0.0,
                               reasoning="No memory was recalled for this question.")
@@ -685,9 +690,11 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     support = _partial(question, support, ["\n".join((e.text, *_context(e))) for e in evidence])
 
     def answered(i: int) -> tuple[date, date | None, float, str]:
-        item, (_, resolution, _) = evidence[i], candidates[i]
+        item, (_, resolution, how) = evidence[i], candidates[i]
         if resolution is not None:
             start, end, sure = resolution.resolved_date, resolution.resolved_end, resolution.confidence
+            if how.startswith(_SPAN_READ):  # "I've been playing for a month now": it began on the span's start
+                end = None
         else:  # the recording day is only a proxy for the event's day, below a stated date
             start, end, sure = _local_day(item.timestamp, tz), None, RECORDED_DAY
         label = _span_label(start, end)

@@ -9,6 +9,7 @@ only when an LLM is asked, so an offline answer costs no LLM imports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
@@ -28,6 +29,16 @@ SUMMARY_MEMBERS = 5
 #: How many memories before a recalled one in its note it carries (`Evidence.earlier`): in a conversation of two,
 #: the speaker's three turns before it and the other speaker's between (LoCoMo 6-10: 2 and 4 one answer fewer).
 EARLIER_DEPTH = 6
+#: How many memories after a recalled one in its note a question about when is looked for (`_answers_after`): the
+#: other speaker's "How long have you been playing this game?" a few turns on in the same story (LoCoMo 6-10: 3
+#: gains none, 6 to 10 the same two).
+FOLLOW_DEPTH = 6
+#: A conversation turn's speaker ("Dave: I found it last week" -> "Dave").
+_SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
+#: A question asking when, how long, or where something came from, ending on its question mark; bounded, so a
+#: long turn costs linear time.
+_ASKS_WHEN = re.compile(r"\b(?:when|how\s+long|since\s+when|what\s+(?:day|date|year|month|time)"
+                        r"|where\s+did\s+you\s+(?:get|find|buy))\b[^.!?\n]{0,200}\?", re.IGNORECASE)
 #: How many candidates the LLM is shown (a prompt of a few thousand tokens).
 LLM_CANDIDATES = 8
 
@@ -38,7 +49,8 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
     the memories it was made from (at most SUMMARY_MEMBERS, lead first), at its relevance. Each carries the
     memories just before and after it in its note; those not recalled follow, at the relevance of the one they
     stand beside: a turn that dates an event in few of the question's words ("I found it last week") answers
-    the recalled turn before it ("Where did you find this car?"). Each carries the EARLIER_DEPTH memories before
+    the recalled turn before it ("Where did you find this car?"); so do the question and its answer a few turns
+    on in the same conversation (`_answers_after`). Each carries the EARLIER_DEPTH memories before
     it in its note as well, with their moments (the story a turn goes on with: "Guess what I organised
     yesterday!" before "A charity tournament!")."""
     refs = store.git.memory_refs()
@@ -69,6 +81,7 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
             text = _text(memories[at]) if at is not None else f"{e.summary}\n{e.excerpt}"
             around = _around(memories, at)
             beside += [(m, hit.relevance) for m in around if m is not None]
+            beside += [(m, hit.relevance) for m in _answers_after(memories, at)]
             # a statement dates from its first copy: a re-capture is not a newer report
             found.append(Evidence(memory_id=e.id, text=text, timestamp=e.first_seen or e.timestamp,
                                   relevance=min(1.0, max(0.0, hit.relevance)),
@@ -85,6 +98,23 @@ def evidence_of(store: MemoryStore, hits: Sequence[RecallHit], index: RecallInde
                               relevance=min(1.0, max(0.0, relevance)),
                               before=_text(around[0]), after=_text(around[1]),
                               earlier=_earlier(memories, at, index)))
+    return found
+
+
+def _answers_after(memories: Sequence[Memory], at: int | None) -> list[Memory]:
+    """In a logged conversation, the questions about when asked within FOLLOW_DEPTH turns after the `at`-th
+    memory, each with the other speaker's answer after it ("That's a strategy game..." / ... / "How long have you
+    been playing this game?" / "Been playing it for a month now"): the answer dates the story in none of its
+    words. Nothing for memories not said by a speaker."""
+    if at is None or _SPEAKER.match(memories[at].summary) is None:
+        return []
+    found: list[Memory] = []
+    for i in range(at + 1, min(len(memories) - 1, at + 1 + FOLLOW_DEPTH)):
+        asker, answer = _SPEAKER.match(memories[i].summary), _SPEAKER.match(memories[i + 1].summary)
+        if asker is None or answer is None:
+            break  # not a conversation past here
+        if asker[1] != answer[1] and _ASKS_WHEN.search(_text(memories[i])):
+            found += [memories[i], memories[i + 1]]
     return found
 
 

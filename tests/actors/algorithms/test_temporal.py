@@ -630,6 +630,17 @@ def test_a_which_year_question_is_answered_with_the_year_a_span_began() -> None:
     assert answer.temporal_resolutions[0].original_text == "for 3 years"
 
 
+def test_a_turn_saying_how_long_something_has_gone_on_dates_it_from_the_day_it_began() -> None:
+    # "for a month now", said on 29 April: James began on 29 March, not somewhere in the month up to 29 April
+    told = Evidence(memory_id="told", text="James: Been playing it for a month now - it's really challenged my skills.",
+                    timestamp=datetime(2022, 4, 29, 14, 37, tzinfo=UTC), relevance=0.5,
+                    before="John: How long have you been playing this game?")
+    answer = compose_answer("When did James start playing Civilization VI?", [told],
+                            now=datetime(2022, 5, 1, tzinfo=UTC), tz=UTC)
+    assert answer.answer == "2022-03-29 (Tuesday)"
+    assert answer.temporal_resolutions[0].original_text == "for a month"
+
+
 def test_a_question_about_a_plan_is_answered_by_the_date_planned() -> None:
     plan = evidence("plan", "Ben: Great news - my girlfriend and I are going to the beach next month!",
                     datetime(2023, 10, 1, 15, tzinfo=UTC), 0.6)

@@ -102,3 +102,43 @@ def test_recall_reason_dates_a_turn_by_the_story_its_speaker_began_a_turn_before
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer["answer"].startswith("2024-06-09") and "yesterday" in answer["reasoning"]
+
+
+def _game_talk(repo: Repo) -> None:
+    """A logged conversation: a game named, talk about it, then how long it has been played, said in other words."""
+    start = datetime(2022, 4, 29, 14, 20, tzinfo=timezone.utc)
+    turns = ["James: I'm trying out Civilization VI, a turn-based strategy game where you build an empire.",
+             "John: Sounds intense but cool. I like games that test my planning.",
+             "James: Yeah, every move matters! It's awesome to see your plans work out.",
+             "John: Does it help with your problem-solving?",
+             "James: It does, it makes me think a few steps ahead.",
+             "John: Nice! How long have you been playing it?",
+             "James: Been playing it for a month now - it has challenged my skills.",
+             "John: Wow, that's impressive!"]
+    for i, said in enumerate(turns):
+        repo.capture("progress", said, when=start + timedelta(minutes=i))
+    result = run_cli("consolidate", "--json", "--repo", str(repo.path))
+    assert result.returncode in (0, 1), result.stderr
+
+
+def test_a_recalled_turn_brings_the_answer_to_a_question_about_when_asked_a_few_turns_on(repo: Repo) -> None:
+    _game_talk(repo)
+    index = ReadCache(GitStore(repo.path).common_dir).load()
+    hits = search(index, "Civilization VI strategy game", mode="exhaustive", limit=1)
+    assert hits[0].entry.summary.startswith("James: I'm trying out Civilization VI")
+    texts = [e.text.split("\n")[0] for e in evidence_of(MemoryStore(GitStore(repo.path)), hits, index)]
+    # five turns on, the question and its answer, though neither names the game
+    assert texts[-2:] == ["John: Nice! How long have you been playing it?",
+                          "James: Been playing it for a month now - it has challenged my skills."]
+    assert "John: Does it help with your problem-solving?" not in texts  # a question, but not about when
+
+
+def test_recall_reason_dates_a_game_by_how_long_it_has_been_played_a_few_turns_after_it_was_named(
+        repo: Repo) -> None:
+    _game_talk(repo)
+    result = run_cli("recall", "When did James start playing Civilization VI?", "--reason", "--json", "--repo",
+                     str(repo.path), env={"MEMACTORS_TIMEZONE": "UTC"})
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    # the day the playing began, not the month of it up to the day it was said
+    assert answer["answer"] == "2022-03-29 (Tuesday)" and "for a month" in answer["reasoning"]
