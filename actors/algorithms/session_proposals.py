@@ -851,6 +851,54 @@ _ORDERED_CHANGE = re.compile(r"^(?:(?:the\s+)?fix\s*:\s*)?(?=(?:please\s+)?(?:ch
                              r".{3,120}?\b(?:instead\s+of|rather\s+than)\s+\S)", re.IGNORECASE)
 
 
+#: A word of a rule typed in capitals among words typed in lower case: how a user stresses what must (not) be
+#: done ("stage the data files (NOT THE .ENV)", "their catch ups count for ANY class"). Case-sensitive.
+_STRESSED = re.compile(r"(?<![\w'])(?:NOT|NO|NEVER|DON'?T|ONLY|MUST|ALWAYS|ANY|ALL|EVERY|NONE)(?![\w'])")
+#: A stop a user typed before a sentence begun in lower case ("they're live. so maybe ...").
+_TYPED_STOP = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
+#: What ends a stressed clause after the stressed word: a comma or dash going on, "and" with the next step, a
+#: stop.
+_STRESS_END = re.compile(r"\s*(?:,|;|\s[—–-]\s|\sand\s+(?:i'?ll|ill|i\s+will|then|we'?ll|let'?s)\b|\.(?=\s|$))",
+                         re.IGNORECASE)
+#: What leads the clause in and says nothing: "pls", "so", "however".
+_STRESS_LEAD = re.compile(r"^(?:(?:pls|plz|please|so|however|but|and|also|ok(?:ay)?|then|now)\b[,\s]*)+",
+                          re.IGNORECASE)
+
+
+def _stressed(turn: SessionTurn, made: list[RawProposal]) -> list[RawProposal]:
+    """A user's clause that stresses a word of a rule in capitals among words in lower case, said where no cue
+    of `_user` read it: the clause (with the condition said before it when both fit a summary). Not in a list's
+    item: a list is read by its lead-in (`_lead_in_bullets`), and a spec's items stress what the task asks."""
+    found: list[RawProposal] = []
+    seen: set[str] = set()  # a clause said again is read once
+    prose = "\n".join(line for line in turn.text.split("\n") if not _BULLET_LINE.match(line))
+    for whole, rest in _sentences(prose):
+        for piece in _TYPED_STOP.split(whole):
+            shout = _STRESSED.search(piece)
+            lower = re.findall(r"\b[a-z][a-z']+\b", piece)
+            if not shout or len(lower) < MIN_WORDS or foreign(piece):
+                continue
+            start = max((m.end() for m in re.finditer(r",\s+|;\s+|\s[—–-]\s|:\s+", piece[:shout.start()])), default=0)
+            end = _STRESS_END.search(piece, shout.end())
+            clause = _STRESS_LEAD.sub("", piece[start:end.start() if end else len(piece)].strip())
+            before = piece[:start].rstrip(" ,;:—–-")
+            before = _STRESS_LEAD.sub("", before[before.rfind(", ") + 2 if ", " in before else 0:])
+            if clause in seen:
+                continue
+            seen.add(clause)
+            words = set(clause.casefold().split())
+            if any(set(p.summary.casefold().split()) <= words for p in made + found):
+                continue  # a cue of `_user` read it already
+            sayings = [f"{before}, {clause[:1].lower()}{clause[1:]}"] if _CONDITION.match(before) else []
+            for said in sayings + [clause]:
+                proposal = _proposal("patterns", said, rest, turn, relevance=0.8, actionability=0.85,
+                                     cue="user stress", whole=whole)
+                if proposal and fit_summary(_capitalised(said)) == proposal.summary:
+                    found.append(proposal)
+                    break
+    return found
+
+
 def _user(turn: SessionTurn) -> list[RawProposal]:
     found: list[RawProposal] = []
     subject: str | None = None
@@ -895,7 +943,7 @@ def _user(turn: SessionTurn) -> list[RawProposal]:
             if made:
                 found.append(made)
                 break
-    return found
+    return found + _stressed(turn, found)
 
 
 def _user_clauses(whole: str, rest: str, turn: SessionTurn, anywhere: bool) -> RawProposal | None:

@@ -262,3 +262,26 @@ def test_how_a_named_thing_misbehaves_said_with_a_run_s_verb_is_a_finding_a_run_
     assert _summaries(w, tmp_path) == ["Retry reported success even when the request had failed.",
                                        "Pytest-xdist passed the DATABASE_URL only to the first worker.",
                                        "RateLimiter flags every request as abusive after a restart."]
+
+
+
+def test_a_word_of_a_rule_typed_in_capitals_among_lower_case_is_a_rule_with_the_condition_said_before_it(
+        tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e030-4a52-9a57-6d9a1b3ce030")
+    w.user("one more thing on catch ups. however, if a student is enrolled in more than 1 class, their catch ups "
+           "count for ANY class. eg they're in level 5 and strip")
+    assert _summaries(w, tmp_path) == [
+        "If a student is enrolled in more than 1 class, their catch ups count for ANY class."]
+
+
+def test_the_capitals_stress_the_rule_not_the_same_words_in_lower_case_nor_a_specs_list_item(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e031-4a52-9a57-6d9a1b3ce031")
+    w.user("its fine, i saw the output on localhost. let's push this to github. pls stage the changes including "
+           "the fixtures (not the .env) and ill deploy it tonight")
+    w.assistant("Staged and pushed.")
+    w.user("wait, redo it. pls stage the changes including the fixtures (NOT THE .ENV) and ill deploy it tonight")
+    w.assistant("Restaged.")
+    w.user("Build the visitor map screen:\n"
+           "- Configurable walk speed (default 3 mph) — NO external map providers\n"
+           "- Pan and zoom with the mouse wheel")
+    assert _summaries(w, tmp_path) == ["Stage the changes including the fixtures (NOT THE .ENV)"]
