@@ -587,8 +587,9 @@ _TASK_GUARD = re.compile(r"^(?:please\s+)?(?:do\s+not|don'?t|never)\s+(?:break|c
                          r"|anything\b)", re.IGNORECASE)
 _ATTACHMENT = re.compile(r"\b(?:on|in|from|see)\s+(?:the\s+)?(?:screen\s*shot|image|picture|attachment)s?(?:\s+\d+)?\b",
                          re.IGNORECASE)
-_MEASURED = re.compile(r"\d|\b(?:once|twice|three|four|five|six|seven|half|at\s+least|no\s+more|at\s+most|daily|"
-                       r"weekly|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
+#: A count or a measure (a digit, or said in words: "zero", "two", "twice", "at least"): what a rule is checked by.
+_MEASURED = re.compile(r"\d|\b(?:zero|once|twice|two|three|four|five|six|seven|eight|nine|ten|half|at\s+least|"
+                       r"no\s+more|at\s+most|daily|weekly|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
 #: A name inside a sentence (a tool, a product, a place: "standardize on Zoom"), not its first word, "I", nor
 #: the person addressed at its end ("..., Jorge.").
 _PROPER_NAME = re.compile(r"(?<=[\s(])(?!I\b|I['’])(?-i:[A-Z][\w+#.-]*)(?![\w+#-]*[.!?]$)")

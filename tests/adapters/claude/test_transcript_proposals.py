@@ -285,3 +285,16 @@ def test_the_capitals_stress_the_rule_not_the_same_words_in_lower_case_nor_a_spe
            "- Configurable walk speed (default 3 mph) — NO external map providers\n"
            "- Pan and zoom with the mouse wheel")
     assert _summaries(w, tmp_path) == ["Stage the changes including the fixtures (NOT THE .ENV)"]
+
+
+def test_a_count_said_in_words_zero_or_two_names_what_a_users_preference_checks(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e032-4a52-9a57-6d9a1b3ce032")
+    w.user("Yes do it. I like putting recordings in recordings even if max recordings is zero.")
+    w.assistant("Noted.")
+    w.user("I like putting recordings in recordings even if max recordings is unset.")
+    w.assistant("Noted.")
+    w.user("I prefer keeping two spare recordings after a crash.")
+    w.assistant("Noted.")
+    w.user("I prefer keeping some spare recordings after a crash.")
+    assert _summaries(w, tmp_path) == ["I like putting recordings in recordings even if max recordings is zero.",
+                                       "I prefer keeping two spare recordings after a crash."]
