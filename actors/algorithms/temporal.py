@@ -555,15 +555,20 @@ def _speaker(text: str) -> str | None:
 
 def _context(item: Evidence) -> tuple[str, ...]:
     """The turns around a turn of a logged conversation that tell its event in other words: the question another
-    speaker asked just before it ("How long have you been playing drums?" before "For a month now") and the reply
-    another speaker gave just after it ("Sorry to hear about your job"). None for other memories."""
+    speaker asked just before it ("How long have you been playing?" before "For a month now"), with the turn of
+    its own speaker the question asks about ("I play drums too!" before that), and the reply another speaker
+    gave just after it ("Sorry to hear about your job"). None for other memories."""
     own = _speaker(item.text)
     if own is None:
         return ()
     said = [(t, _speaker(t)) for t in (item.before, item.after)]
     (before, by), (after, replier) = said
-    return tuple(t for t, ok in ((before, by not in (None, own) and "?" in before),
-                                 (after, replier not in (None, own))) if ok)
+    asked = by not in (None, own) and "?" in before
+    # an answer names its event no more than the question does: "Last week." to "When was that?" after
+    # "We moved the CI to GitHub Actions."
+    told = (item.earlier[1][0] if asked and len(item.earlier) > 1 and item.earlier[0][0] == before
+            and _speaker(item.earlier[1][0]) == own else "")
+    return tuple(t for t, ok in ((before, asked), (told, bool(told)), (after, replier not in (None, own))) if ok)
 
 
 def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[str]) -> list[_Scored]:

@@ -641,6 +641,23 @@ def test_a_turn_saying_how_long_something_has_gone_on_dates_it_from_the_day_it_b
     assert answer.temporal_resolutions[0].original_text == "for a month"
 
 
+def test_an_answer_to_a_question_holds_the_event_words_of_the_turn_the_question_asks_about() -> None:
+    # "For a month now" answers "How long have you been playing?", which asks about "I play drums too!": the drums
+    # are its event as much as the later turn that names them
+    said = datetime(2022, 3, 27, 0, 40, tzinfo=UTC)
+    told = "John: Thanks, James! I play drums too! Here's a pic of my set."
+    asked = "James: Wow, looking good! How long have you been playing?"
+    answer_turn = Evidence(memory_id="answer", text="John: I've been playing for a month now, it's been tough but fun.",
+                           timestamp=said + timedelta(minutes=2), relevance=0.5, before=asked,
+                           earlier=((asked, said + timedelta(minutes=1)), (told, said)))
+    later = evidence("later", "John: Playing drums when I was younger was a fun way to let off steam.",
+                     datetime(2022, 9, 18, 14, tzinfo=UTC), 0.59)
+    answer = compose_answer("When did John resume playing drums in his adulthood?", [later, answer_turn],
+                            now=datetime(2022, 11, 1, tzinfo=UTC), tz=UTC)
+    assert answer.source_memory_ids == ("answer",)
+    assert answer.answer == "2022-02-27 (Sunday)"
+
+
 def test_a_question_about_a_plan_is_answered_by_the_date_planned() -> None:
     plan = evidence("plan", "Ben: Great news - my girlfriend and I are going to the beach next month!",
                     datetime(2023, 10, 1, 15, tzinfo=UTC), 0.6)
