@@ -42,7 +42,10 @@ _RETIRE = (r"dropped|drop|abandoned|abandon|stopped\s+using|stop\s+using|removed
            r"|deprecated|deprecate|got\s+rid\s+of|left")
 #: (pattern, whether the text before the verb is the subject X). Named groups: a (old), b (new), x (subject).
 _PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = tuple((re.compile(p, re.IGNORECASE), x) for p, x in (
-    (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\b(?P<x2>.*?)\bfrom\s+(?P<a>.+?)\s+(?:to|into|onto)\s+(?P<b>.+)$", True),
+    # "moving on to ...", "going forward": a turn of talk, not a move ("moving on: add the decorator from the
+    # 'pedantic' module to all your classes" moves nothing from the module)
+    (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\b(?!\s+(?:on|forward|ahead|along)\b)(?P<x2>.*?)\bfrom\s+(?P<a>.+?)\s+"
+     rf"(?:to|into|onto)\s+(?P<b>.+)$", True),
     (rf"^(?P<x>.*?)\b(?:{_VERB_FROM_TO})\s+off\s+(?:of\s+)?(?P<a>.+?)(?:\s+(?:to|onto|for|in\s+favou?r\s+of)"
      rf"\s+(?P<b>.+))?$", True),
     (r"\breplac(?:e|ed|ing)\s+(?P<a>.+?)\s+(?:with|by)\s+(?P<b>.+)$", False),
@@ -130,6 +133,15 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(w for w in (_norm(t) for t in _TOKEN.findall(text) if t.lower() not in _STOP) if w and w not in _STOP)
 
 
+#: Words of a back-reference that names nothing ("a change from our previous convention", "what we discussed
+#: earlier"): the change is said, what it replaced is not, so no older memory can be found asserting it by words.
+_BACK_REFERENCE = frozenset(_norm(w) for w in (
+    "previous earlier prior former old last original existing usual current before convention conventions "
+    "discussion discussions conversation instruction instructions guideline guidelines approach rule rules practice "
+    "practices policy standard standards way advice recommendation agreement decision guidance direction preference "
+    "arrangement suggestion talk what said told discussed mentioned agreed asked").split())
+
+
 def _same(a: str, b: str) -> bool:
     if a == b:
         return True
@@ -185,7 +197,8 @@ def _claim(clause: str) -> Change | None:
                 continue
             groups = match.groupdict()
             old = _clean_old(groups["a"] or "", cut="no longer" not in match.group(0).lower())
-            if not words(old) or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True) \
+            if not words(old) or set(words(old)) <= _BACK_REFERENCE \
+                    or re.match(r"\w+ing\b", old) and not _name_like(old.split()[0], True) \
                     or re.match(r"(?:from|to|by)\b", old, re.IGNORECASE):
                 continue  # "instead of failing at once": an action; "dropped from 70 to 6": a number, not a thing
             kind = _kind(pattern)

@@ -94,3 +94,22 @@ def test_an_older_memory_that_already_writes_the_new_name_is_not_replaced_by_the
     stated = ("The mirror solution fetches refs/mirror/pkg/*:refs/mirror/pkg/* directly",
               "The mirror refspec refs/mirror/pkg/* fetches straight into local refs.")
     assert replaced_in(change[0], "\n".join(change), stated[0], "\n".join(stated)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "This is a change from our previous convention, so make sure to update your code accordingly.",
+    "This is a slight change from our previous discussion, where I had asked you to use a different convention.",
+    "We're moving away from what we discussed earlier to something simpler.",
+])
+def test_a_change_from_what_was_said_before_names_nothing_an_older_memory_asserts(text: str) -> None:
+    older = "Use a consistent naming convention, as we discussed in our previous conversation."
+    assert replaced_in(text, text, older, older) is None
+
+
+def test_moving_on_to_a_new_point_moves_nothing_from_where_a_thing_comes() -> None:
+    new = ("Now, moving on to some specific coding instructions: I want you to start adding the '@trace_class' "
+           "decorator from the 'pedantic' module to all your classes.")
+    older = "Always add the '@count_calls' decorator from the 'pedantic' module to all your functions."
+    assert changes(new) == ()
+    assert replaced_in(new, new, older, older) is None
+    assert [c.old for c in changes("We are moving the cache from Redis to memcached")] == ["Redis"]
