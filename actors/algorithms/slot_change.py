@@ -522,7 +522,7 @@ _NAMED_AREA = re.compile(r"(?i)^(?P<n>['\"`‘“][^'\"`’”]{1,40}['\"`’”
                          r"(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|"
                          r"component)s?\b")
 _POINTING = frozenset("same whole entire current other one single new existing first next main this that".split())
-#: A path said as the place: "in src/api/", "under tests/unit".
+#: A path said as the place: "in src/api/", "under lib/unit" (a folder named by its path).
 _PATH = re.compile(r"^(?!and/or\b)(?P<p>[\w.-]*/[\w./-]*)")
 #: A scope phrase reads this many words of what follows it (bounded cost; a place is said in a few words).
 MAX_SCOPE_WORDS = 5
