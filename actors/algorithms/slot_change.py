@@ -550,11 +550,21 @@ def _kept_if_named(quoted: re.Match) -> str:
     return quoted[0] if _NAMED_BY.match(quoted.string, quoted.end()) else "'v'"
 
 
+#: Where a reason, a comparison or a remark begins after a naming rule's value.
+_ASIDE_AFTER_VALUE = re.compile(r"(?i)(?:,\s*|\s+)(?:so(?:\s+that)?|because|since|just\s+(?:like|as)|like|which|"
+                                r"as\s+(?:it|they|this|that|we|you)|it|they|this|that)\b")
+
+
 def _naming_scope(text: str, kind: str) -> frozenset[str]:
     """Where a naming convention applies when it is not everywhere ("for test classes only", "in generated code",
     "exception class names", "when writing tests", "in TypeScript"): the code areas named, marked "scope:", so that
     a scoped rule is another slot than the general one. Only a recognised place is a scope (see `_AREAS`)."""
     found: set[str] = set()
+    # what follows the value as a reason or a comparison is no place: "..., just like in the examples", "..., it
+    # reads better in the UI", "... so they stand out in the test output"
+    value = text.find("'v'")
+    if value >= 0 and (aside := _ASIDE_AFTER_VALUE.search(text, value + 3)) is not None:
+        text = text[:aside.start()]
     for m in _WHERE.finditer(text):
         phrase = _DETERMINER.sub("", _PHRASE_END.sub("", m["np"]).strip())
         found |= _areas(" ".join(phrase.split()[:MAX_SCOPE_WORDS]))
@@ -890,6 +900,9 @@ def _slot_change(a: Slot, b: Slot, newer: str) -> SlotChange | None:
         return SlotChange(a, b) if _same_rule(a.whole, b.whole) and _TURNED.search(newer) else None
     if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
+    if any(w.startswith("scope:lang:") for w in a.frame) and not any(w.startswith("scope:lang:") for w in b.frame):
+        return None  # "In TypeScript, start ..." after the rule said for no language: that rule holds elsewhere
+
     if same_value(a.value, b.value) or _refines(a.value, b.value):
         return None
     if a.counted and b.counted and _number(a.value) == _number(b.value):  # "twice" = "two times"

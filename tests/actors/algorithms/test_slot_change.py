@@ -617,3 +617,25 @@ def test_a_rule_for_one_language_leaves_the_rule_for_another() -> None:
         "From now on, start all class names with 'ab_'."
     assert slot_change(general, python) is not None
     assert set(frame_keys(python, python)) & set(frame_keys(general, general))
+
+
+def test_a_newer_rule_for_one_language_leaves_the_older_rule_said_for_none() -> None:
+    """In a repository of two languages, "In TypeScript, start variable names with 't_'" narrows the rule for
+    TypeScript; the general rule said before still holds for the rest, so it is not replaced."""
+    general = "Start variable names with 'v_'."
+    assert slot_change("In TypeScript, start variable names with 't_'.", general) is None
+    assert slot_change("For Python code, start variable names with 'p_'.", general) is None
+    change = slot_change(general, "In TypeScript, start variable names with 't_'.")
+    assert change is not None and "'t_' -> 'v_'" in change.reason()
+
+
+def test_a_place_said_in_a_reason_or_comparison_after_the_value_is_no_scope() -> None:
+    """'..., just like in the examples', '..., it reads better in the UI', '... so they stand out in the test output':
+    why or like what, not where; the rule is the general one with a new value."""
+    for said, old in (("Start function names with 'g_', just like in the examples I showed you.",
+                       "Start function names with 'f_'."),
+                      ("Start method names with 'p_', it reads better in the UI.", "Start method names with 'm_'."),
+                      ("Start method names with 'p_' so they stand out in the test output.",
+                       "Start method names with 'm_'.")):
+        assert slot_change(said, old) is not None, said
+    assert slot_change("Start class names with 'tc_' in tests.", "Start class names with 'wq_'.") is None
