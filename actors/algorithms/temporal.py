@@ -101,10 +101,11 @@ _ASKS_NEWS = re.compile(
     r"|\bwhat\s+(?:else\s+)?have\s+you\s+been\s+up\s+to\b|\bany\s+(?:other\s+)?news\b"
     r"|\b(?:anything|something)\s+(?:else\s+)?(?:new|exciting|interesting|fun|good|cool)\s+"
     r"(?:going\s+on|happening|with\s+you|in\s+your\s+life|lately|recently|for\s+you|on\s+your\s+end)\b"
+    r"(?!\s+(?:up\s+|down\s+|over\s+|out\s+)?(?:there|here)\b)"
     r"|\b(?:anything|something)\s+else\s+(?:new|going\s+on|happening)\b"
     r"|(?:^|(?<=[.!?:,]\s))(?:so\s+|and\s+|oh,?\s+)?anything\s+(?:else\s+)?new\s*\?"
     r"|\bany\s+(?:fun\s+)?(?:surprises|updates)\s+(?:lately|recently)\b"
-    r"|\b(?:how|what)\s+about\s+you\s*[?,]", re.IGNORECASE)
+    r"|\b(?:how|what)\s+about\s+you\s*\?", re.IGNORECASE)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -613,7 +614,7 @@ def _handed_over(text: str, said: list[tuple[TemporalResolution, str]]) -> bool:
 def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
                     tz: tzinfo) -> list[_Scored]:
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
-    speaker's last turn before it that says when something happened, with another speaker's turn (dated or not)
+    speaker's last turn before it that says when something happened, with another speaker's undated turn
     and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
     game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it, and
     so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
@@ -637,6 +638,8 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
             if _speaker(text) != own:
                 if _ASKS_NEWS.search(text):
                     break  # "Anything else new?": the other asked for news, the story is done
+                if any(f[0].resolved_date <= _local_day(when, tz) for f in _resolutions(text, item.memory_id, when, tz)):
+                    break  # "I bought a bike last week!": the other's own dated news; a reply is about that
                 replied, asked = True, asked or "?" in text
                 continue
             found = _resolutions(text, item.memory_id, when, tz)

@@ -965,3 +965,20 @@ def test_a_story_whose_teller_asked_for_the_others_news_is_done_when_they_tell_i
                             "When did Mia adopt the kitten?",
                             hiked="Tom: I went hiking with my puppy yesterday. How about you? Anything fun happening?")
     assert answer.startswith("2024-06-10"), answer  # the day the turn was said
+
+
+def test_a_reply_to_the_other_speakers_own_dated_news_is_not_the_tellers_story() -> None:
+    # Mia tells news of her own with its own day: Tom's next turn answers that, not his hike of the day before
+    answer, _ = _story_date("Mia: I bought a new bike last week!", "Tom: Nice! I sold my old car.",
+                            "When did Tom sell his car?")
+    assert answer.startswith("2024-06-10"), answer
+
+
+def test_how_about_you_followed_by_a_question_about_the_story_keeps_it_going() -> None:
+    # "How about you, did you bring the dog?" asks about the hike, not for news; so does "happening up there"
+    for reply, text, question in (("Mia: How about you, did you bring the dog?", "Tom: Yes, he swam in the lake.",
+                                   "When did Tom's dog swim in the lake?"),
+                                  ("Mia: Anything exciting happening up there?", "Tom: We saw a family of deer.",
+                                   "When did Tom see the deer?")):
+        answer, reasoning = _story_date(reply, text, question)
+        assert answer.startswith("2024-06-09") and "turn before" in reasoning, (reply, answer)
