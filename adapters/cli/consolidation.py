@@ -418,6 +418,10 @@ def _serve(args: argparse.Namespace, signalled_before: Callable[[], bool]) -> in
               file=sys.stderr, flush=True)
         if not 0 <= args.view_port <= 65535:
             raise UsageError("--view-port must be between 1 and 65535 (or 0 for a free one)")
+        if args.view:  # imported here, not inside trio.run (see `memactors view`)
+            from memactors.adapters.viewer.server import import_server
+
+            import_server()
 
         async def daemon_and_viewer() -> None:
             from memactors.adapters.viewer.server import serve as serve_viewer

@@ -65,10 +65,9 @@ def open_browser_on(page: Path) -> None:
 
 
 def import_server() -> None:
-    """Import what serving needs (Hypercorn, Jinja) now rather than on the first request or inside `serve`."""
+    """Import what serving needs (Hypercorn; Jinja came with this module) now rather than inside `serve`."""
     import hypercorn.config  # noqa: F401
     import hypercorn.trio  # noqa: F401
-    import jinja2  # noqa: F401
 
 
 async def serve(repo: Path, *, port: int = 0, open_browser: bool = True, out: TextIO = sys.stdout,
