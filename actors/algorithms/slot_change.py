@@ -518,9 +518,9 @@ _PHRASE_END = re.compile(r"(?i)\s+(?:with|to|and|or|so|because|that|which|when|w
 _DETERMINER = re.compile(r"(?i)^(?:(?:the|a|an|all|any|every|each|our|your|my|their|its|this|these|those|of)\s+)+")
 #: A named part of the code: "the payments module", "the 'db' folder", "the CLI package"; a word that only points
 #: ("this module", "the same file") names none.
-_NAMED_AREA = re.compile(r"(?i)^(?P<n>['\"`‘“][^'\"`’”]{1,40}['\"`’”]|[\w.+#-]{2,30})\s+"
-                         r"(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|"
-                         r"component)s?\b")
+#: The nouns that name a part of the code after its name.
+_PART_OF_CODE = (r"(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|component)s?\b")
+_NAMED_AREA = re.compile(r"(?i)^(?P<n>['\"`‘“][^'\"`’”]{1,40}['\"`’”]|[\w.+#-]{2,30})\s+" + _PART_OF_CODE)
 _POINTING = frozenset("same whole entire current other one single new existing first next main this that".split())
 #: A path said as the place: "in src/api/", "under lib/unit" (a folder named by its path).
 _PATH = re.compile(r"^(?!and/or\b)(?P<p>[\w.-]*/[\w./-]*)")
@@ -541,8 +541,7 @@ def _areas(phrase: str) -> set[str]:
 
 
 #: What a quoted word names when it is said before one of these: a part of the code ("the 'db' folder").
-_NAMED_BY = re.compile(r"(?i)\s+(?:module|package|file|directory|folder|dir|service|app|crate|library|namespace|"
-                       r"component)s?\b")
+_NAMED_BY = re.compile(r"(?i)\s+" + _PART_OF_CODE)
 
 
 def _kept_if_named(quoted: re.Match) -> str:
