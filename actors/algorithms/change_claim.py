@@ -67,8 +67,11 @@ _SETTING = re.compile(
     r"\s+to\s+(?P<b>\d[\d.,]*(?:\s*(?:%|[a-z]+))?)\b", re.IGNORECASE)
 _NUMBER_UNIT = re.compile(r"(?<![\w.])(\d[\d.,]*)\s*(%|[a-z]+)?", re.IGNORECASE)
 #: Where an old side ends: what follows is why or where, not what was replaced.
-_CLAUSE_END = re.compile(r"[,(:]")
-_A_END = re.compile(r"\s+(?:for|in|on|at|because|as|so|since|with|when|after|but|which|that|due|until)\s+|[,(:]")
+#: ("stop using it moving forward": when, not what; what is left, "it", names nothing)
+_WHEN_ON = r"|\s+(?:(?:moving|going)\s+forward|from\s+now\s+on|for\s+good|any\s*more)\b"
+_CLAUSE_END = re.compile(r"[,(:]" + _WHEN_ON)
+_A_END = re.compile(r"\s+(?:for|in|on|at|because|as|so|since|with|when|after|but|which|that|due|until)\s+|[,(:]"
+                    + _WHEN_ON)
 _SCOPE = re.compile(r"\b(?:in|for|on|within|inside)\s+(?:the\s+|our\s+|a\s+|all\s+)?"
                     r"(?P<scope>(?:(?!(?:instead|of|to|from|with|on|in|for|and|or|because)\b)[\w.'/-]+\s*){1,3})",
                     re.IGNORECASE)

@@ -113,3 +113,10 @@ def test_moving_on_to_a_new_point_moves_nothing_from_where_a_thing_comes() -> No
     assert changes(new) == ()
     assert replaced_in(new, new, older, older) is None
     assert [c.old for c in changes("We are moving the cache from Redis to memcached")] == ["Redis"]
+
+
+def test_stopping_it_from_now_on_names_nothing_an_older_memory_asserts() -> None:
+    new = ("While I understand the temptation to use a tool like that, I want you to stop using it moving forward.")
+    older = "Always begin attribute names with 'q_' and keep moving forward with the refactor."
+    assert replaced_in(new, new, older, older) is None
+    assert [c.old for c in changes("We stopped using Jenkins going forward")] == ["Jenkins"]
