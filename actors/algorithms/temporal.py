@@ -548,7 +548,7 @@ def _supports(question: str, scores: Sequence[float], recorded: Sequence[float],
     return out
 
 
-def _speaker(text: str) -> str | None:
+def speaker_of(text: str) -> str | None:
     """The speaker of a logged conversation turn ("Audrey: Last week I ..." -> "audrey"), None for other text."""
     found = _SPEAKER.match(text)
     return found[1].lower() if found else None
@@ -559,27 +559,27 @@ def _context(item: Evidence) -> tuple[str, ...]:
     speaker asked just before it ("How long have you been playing?" before "For a month now"), with the turn of
     its own speaker the question asks about ("I play drums too!" before that), and the reply another speaker
     gave just after it ("Sorry to hear about your job"). None for other memories."""
-    own = _speaker(item.text)
+    own = speaker_of(item.text)
     if own is None:
         return ()
-    said = [(t, _speaker(t)) for t in (item.before, item.after)]
+    said = [(t, speaker_of(t)) for t in (item.before, item.after)]
     (before, by), (after, replier) = said
     asked = by not in (None, own) and "?" in before
     # an answer names its event no more than the question does: "Last week." to "When was that?" after
     # "We moved the CI to GitHub Actions."
     told = (item.earlier[1][0] if asked and len(item.earlier) > 1 and item.earlier[0][0] == before
-            and _speaker(item.earlier[1][0]) == own else "")
+            and speaker_of(item.earlier[1][0]) == own else "")
     return tuple(t for t, ok in ((before, asked), (told, bool(told)), (after, replier not in (None, own))) if ok)
 
 
 def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[str]) -> list[_Scored]:
     """In turns of a logged conversation, an event the question asks of a speaker is told by that speaker: a
     turn said by another ("Evan: Hey Sam, I started lifting ...") loses OTHER_SPEAKER, however it names them."""
-    speakers = {s for t in texts if (s := _speaker(t)) is not None}
+    speakers = {s for t in texts if (s := speaker_of(t)) is not None}
     asked = {n for n in names(question) if n in speakers}
     if not asked:
         return candidates
-    return [(round(c[0] - OTHER_SPEAKER, 4), c[1], c[2]) if (s := _speaker(t)) is not None and s not in asked else c
+    return [(round(c[0] - OTHER_SPEAKER, 4), c[1], c[2]) if (s := speaker_of(t)) is not None and s not in asked else c
             for c, t in zip(candidates, texts)]
 
 
@@ -624,7 +624,7 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
     out = list(candidates)
     for i, (score, resolution, _) in enumerate(candidates):
         item = evidence[i]
-        own = _speaker(item.text)
+        own = speaker_of(item.text)
         if resolution is not None or own is None:
             continue
         if _NEW_SUBJECT.search(item.text):
@@ -633,9 +633,9 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
         asked = False  # the other speaker asked something, so the talk stayed on the teller's story
         for text, when in item.earlier:
             when = _as_aware(when)
-            if _as_aware(item.timestamp) - when > STORY_WINDOW or _speaker(text) is None:
+            if _as_aware(item.timestamp) - when > STORY_WINDOW or speaker_of(text) is None:
                 break
-            if _speaker(text) != own:
+            if speaker_of(text) != own:
                 if _ASKS_NEWS.search(text):
                     break  # "Anything else new?": the other asked for news, the story is done
                 if any(f[0].resolved_date <= _local_day(when, tz) for f in _resolutions(text, item.memory_id, when, tz)):

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
+from memactors.actors.algorithms.temporal import speaker_of
 from memactors.actors.ports import StructuredLLM
 from memactors.adapters.git.memory_store import MemoryStore
 from memactors.adapters.git.note_format import parse_note
@@ -33,8 +34,6 @@ EARLIER_DEPTH = 6
 #: other speaker's "How long have you been playing this game?" a few turns on in the same story (LoCoMo 6-10: 3
 #: gains none, 6 to 10 the same two).
 FOLLOW_DEPTH = 6
-#: A conversation turn's speaker ("Dave: I found it last week" -> "Dave").
-_SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 #: A question asking when, how long, or where something came from, ending on its question mark; bounded, so a
 #: long turn costs linear time.
 _ASKS_WHEN = re.compile(r"\b(?:when|how\s+long|since\s+when|what\s+(?:day|date|year|month|time)"
@@ -106,14 +105,14 @@ def _answers_after(memories: Sequence[Memory], at: int | None) -> list[Memory]:
     memory, each with the other speaker's answer after it ("That's a strategy game..." / ... / "How long have you
     been playing this game?" / "Been playing it for a month now"): the answer dates the story in none of its
     words. Nothing for memories not said by a speaker."""
-    if at is None or _SPEAKER.match(memories[at].summary) is None:
+    if at is None or speaker_of(memories[at].summary) is None:
         return []
     found: list[Memory] = []
     for i in range(at + 1, min(len(memories) - 1, at + 1 + FOLLOW_DEPTH)):
-        asker, answer = _SPEAKER.match(memories[i].summary), _SPEAKER.match(memories[i + 1].summary)
+        asker, answer = speaker_of(memories[i].summary), speaker_of(memories[i + 1].summary)
         if asker is None or answer is None:
             break  # not a conversation past here
-        if asker[1] != answer[1] and _ASKS_WHEN.search(_text(memories[i])):
+        if asker != answer and _ASKS_WHEN.search(_text(memories[i])):
             found += [memories[i], memories[i + 1]]
     return found
 
