@@ -861,6 +861,17 @@ _TYPED_STOP = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
 #: stop.
 _STRESS_END = re.compile(r"\s*(?:,|;|\s[—–-]\s|\sand\s+(?:i'?ll|ill|i\s+will|then|we'?ll|let'?s)\b|\.(?=\s|$))",
                          re.IGNORECASE)
+#: How the work stands at this moment or what just happened to it, not what holds in 30 days: a time word ("still",
+#: "again", "anymore", "since your last change", "currently"), the present in progress ("is NOT working", "are ONLY
+#: showing"), or what someone just did ("you removed ALL my comments", "i tried it"): a report or a complaint.
+_AT_THIS_MOMENT = re.compile(
+    r"\b(?:still|again|anymore|any\s+more|no\s+longer|currently|right\s+now|at\s+the\s+moment|"
+    r"since\s+(?:your|my|the|our|last|then|yesterday|this))\b"
+    r"|\b(?:is|are|was|were|am|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:(?:not|only|still|just|now|also|even|never|all)\s+)*"
+    r"(?!(?:thing|string|nothing|something|anything|everything|setting|spring|during|morning|evening|padding|heading|"
+    r"ceiling|king|ring|sibling|pending|missing)\b)[a-z]{2,}ing\b"
+    r"|^(?:i|you|we|it|they|he|she)\s+(?:(?:just|already|then|also|\w+ly)\s+)?(?:\w+ed|did|didn'?t|broke|made|wrote|"
+    r"took|got|left|ran|went|put|set|forgot|lost|gave|saw)\b", re.IGNORECASE)
 #: What leads the clause in and says nothing: "pls", "so", "however".
 _STRESS_LEAD = re.compile(r"^(?:(?:pls|plz|please|so|however|but|and|also|ok(?:ay)?|then|now)\b[,\s]*)+",
                           re.IGNORECASE)
@@ -879,17 +890,21 @@ def _stressed(turn: SessionTurn, made: list[RawProposal]) -> list[RawProposal]:
             lower = re.findall(r"\b[a-z][a-z']+\b", piece)
             if not shout or len(lower) < MIN_WORDS or foreign(piece):
                 continue
-            start = max((m.end() for m in re.finditer(r",\s+|;\s+|\s[—–-]\s|:\s+", piece[:shout.start()])), default=0)
+            cuts = [m for m in re.finditer(r",\s+|;\s+|\s[—–-]\s|:\s+", piece[:shout.start()])]
+            if cuts and cuts[-1].end() == shout.start():  # "X, NOT Y": what Y is turned down for is said before it
+                cuts.pop()
+            start = cuts[-1].end() if cuts else 0
             end = _STRESS_END.search(piece, shout.end())
             clause = _STRESS_LEAD.sub("", piece[start:end.start() if end else len(piece)].strip())
             before = piece[:start].rstrip(" ,;:—–-")
             before = _STRESS_LEAD.sub("", before[before.rfind(", ") + 2 if ", " in before else 0:])
-            if clause in seen:
-                continue
+            if clause in seen or _AT_THIS_MOMENT.search(clause):
+                continue  # said again, or how the work stands now: "the button is NOT working after the refresh"
             seen.add(clause)
-            words = set(clause.casefold().split())
-            if any(set(p.summary.casefold().split()) <= words for p in made + found):
-                continue  # a cue of `_user` read it already
+            words = set(re.findall(r"[\w'.]+(?<!\.)", clause.casefold()))
+            if any((said := set(re.findall(r"[\w'.]+(?<!\.)", p.summary.casefold()))) <= words or words <= said
+                   for p in made + found):
+                continue  # a cue of `_user` read it already, or read the sentence it is part of
             sayings = [f"{before}, {clause[:1].lower()}{clause[1:]}"] if _CONDITION.match(before) else []
             for said in sayings + [clause]:
                 proposal = _proposal("patterns", said, rest, turn, relevance=0.8, actionability=0.85,
@@ -1264,7 +1279,7 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
         owner = re.match(r"^(.+?)(?:['’]s?)?\s+(?:docs|documentation)\b", lead.group(0), re.IGNORECASE)
         if owner:  # the documented tool stays named: "Render: persistent disks require a paid instance type"
             statement = f"{owner.group(1)}: {statement}"
-    elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence):
+    elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence) and not _AT_THIS_MOMENT.search(sentence):
         namespace, statement, cue = "learnings", sentence, "agent contrast"
     else:
         return None

@@ -298,3 +298,29 @@ def test_a_count_said_in_words_zero_or_two_names_what_a_users_preference_checks(
     w.user("I prefer keeping some spare recordings after a crash.")
     assert _summaries(w, tmp_path) == ["I like putting recordings in recordings even if max recordings is zero.",
                                        "I prefer keeping two spare recordings after a crash."]
+
+
+def test_capitals_in_a_report_of_how_the_work_stands_now_are_a_complaint_not_a_rule(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e033-4a52-9a57-6d9a1b3ce033")
+    w.user("the button is NOT working after the refresh, can you check it")
+    w.assistant("Checking.")
+    w.user("the sidebar shows ALL the items twice since your last change")
+    w.assistant("Looking.")
+    w.user("you removed ALL my comments in the config file, put them back")
+    w.assistant("Restoring.")
+    w.user("also, refunds go back to the card the customer paid with, NOT to store credit")
+    assert _summaries(w, tmp_path) == ["Refunds go back to the card the customer paid with, NOT to store credit."]
+
+
+def test_a_state_the_agent_reports_against_the_one_before_is_no_distinction_to_keep(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e034-4a52-9a57-6d9a1b3ce034")
+    w.user("Is the login fixed?")
+    w.assistant("The login form is working now, not throwing errors anymore.\n\n"
+                "The session cookie is scoped to the API host, not the whole domain.")
+    assert _summaries(w, tmp_path) == ["The session cookie is scoped to the API host, not the whole domain."]
+
+
+def test_a_stressed_clause_already_read_as_part_of_a_users_rule_is_not_proposed_again(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e035-4a52-9a57-6d9a1b3ce035")
+    w.user("the invoices must NEVER be deleted, only archived")
+    assert _summaries(w, tmp_path) == ["The invoices must NEVER be deleted, only archived."]
