@@ -94,8 +94,8 @@ _NEW_SUBJECT = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:oh|w
                           r"(?:also|anyway|anyhow|besides|by\s+the\s+way|btw|another\s+thing|one\s+more\s+thing|"
                           r"on\s+another\s+note|in\s+other\s+news|oh,?\s+and)\b", re.IGNORECASE)
 #: A turn asking for the other's news ("Anything else new?", "How about you? Anything interesting happening?",
-#: "What's been up with you?") hands the talk over: the story told before it is done. A question about the story
-#: ("What else did you see up there?", "Did you learn anything new?") is no such turn.
+#: "What's been up with you?", "How's work?") hands the talk over: the story told before it is done. A question
+#: about the story ("What else did you see up there?", "Did you learn anything new?") is no such turn.
 _ASKS_NEWS = re.compile(
     r"\bwhat(?:\s+else)?(?:'s|\s+is|\s+has)\s+(?:been\s+)?(?:up|new)\b(?!\s+(?:there|here))"
     r"|\bwhat\s+(?:else\s+)?have\s+you\s+been\s+up\s+to\b|\bany\s+(?:other\s+)?news\b"
@@ -105,7 +105,11 @@ _ASKS_NEWS = re.compile(
     r"|\b(?:anything|something)\s+else\s+(?:new|going\s+on|happening)\b"
     r"|(?:^|(?<=[.!?:,]\s))(?:so\s+|and\s+|oh,?\s+)?anything\s+(?:else\s+)?new\s*\?"
     r"|\bany\s+(?:fun\s+)?(?:surprises|updates)\s+(?:lately|recently)\b"
-    r"|\b(?:how|what)\s+about\s+you\s*\?", re.IGNORECASE)
+    r"|\b(?:how|what)\s+about\s+you\s*\?"
+    # "How's work?", "How have you been?", "How's your week going?": how the other is doing, not the story
+    r"|\bhow(?:'s|\u2019s|\s+is|\s+are|\s+have)\s+(?:work|things|life|everything|you(?:\s+been)?"
+    r"|your\s+(?:day|week|weekend))(?:\s+(?:going|been|doing|lately|recently|on\s+your\s+end)){0,2}\s*\?",
+    re.IGNORECASE)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
