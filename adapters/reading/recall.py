@@ -11,8 +11,11 @@ match) and multiplies by retention, quality and standing:
 memory that answers as well; the best candidates' score is then multiplied
 by their focus^0.3 (adapters/reading/focus.py: the share of the question's
 words they hold that one paragraph holds), so an overview that names the
-question's words in many sections comes after the memory about its subject. Relevance alone decides what is noise
-(MIN_RELEVANCE) and what answers well enough not to widen (RELEVANCE_BAR).
+question's words in many sections comes after the memory about its subject.
+Relevance decides what answers well enough not to widen (RELEVANCE_BAR) and
+what is noise (below MIN_RELEVANCE) — unless the entry holds WORDS_RESULT_SHARE
+of the question's words: a long note one line of which answers embeds as its
+other sections do, far from the question.
 Whether anything is relevant at all is judged on each result's *evidence*:
 its relevance with every word of the question counted, a word no memory
 holds included (at its IDF, the highest there is, times the store's size
@@ -74,6 +77,9 @@ RELEVANCE_BAR = 0.45
 #: more than "nothing relevant": no tuning question of bench/labels/real_store_questions.json or
 #: recall_questions.json with its answer in the top 5 falls below it (docs/recall.md).
 EVIDENCE_BAR = 0.33
+#: With vectors, a memory holding this IDF-weighted share of the question's words (those some memory holds) is a
+#: result however far its vector is: a long note one line of which answers embeds as its other sections do.
+WORDS_RESULT_SHARE = 0.5
 #: Without vectors: the IDF-weighted share of all the question's words one listed result must hold.
 LEXICAL_EVIDENCE_BAR = 0.25
 #: From this many indexed entries on, a question word no entry holds counts fully against every entry.
@@ -177,13 +183,13 @@ def nothing_relevant(hits: Sequence[RecallHit]) -> bool:
 
 @dataclass(frozen=True)
 class _Scored:
-    """Every candidate entry's position in the index, absolute relevance, ranking score, and whether its
-    evidence reaches the bar."""
+    """Every candidate entry's position in the index, absolute relevance, ranking score, whether it is a result
+    at all (not noise), and whether its evidence reaches the bar."""
 
     rows: list[int]
     relevance: np.ndarray
     score: np.ndarray
-    floor: float
+    result: np.ndarray
     evident: np.ndarray
 
 
@@ -210,10 +216,14 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     if semantic(index, embedder):
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
-        relevance, floor = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share, MIN_RELEVANCE
+        relevance = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share
+        # the question's words held are a result's as its meaning is: a broad note whose one line names them all
+        # is far from the question in meaning, not noise
+        result = (relevance >= MIN_RELEVANCE) | (share >= WORDS_RESULT_SHARE)
         evident = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * coverage >= EVIDENCE_BAR
     else:
-        relevance, floor = share, 1e-9
+        relevance = share
+        result = relevance > 0
         evident = coverage >= LEXICAL_EVIDENCE_BAR
     ranking = relevance.copy()
     if found is not None and found.bm25 and found.bm25[0][1] > 0:
@@ -229,7 +239,7 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
              * standing)
     if found is not None and found.weights:
         _focused(index, found, rows, score, depth)
-    return _Scored(rows.tolist(), relevance, score, floor, evident)
+    return _Scored(rows.tolist(), relevance, score, result, evident)
 
 
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:
@@ -281,7 +291,7 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         return int(columns.head[scored.rows[j]])
 
     ranked = np.argsort(-scored.score, kind="stable")
-    order = ranked[scored.relevance[ranked] >= scored.floor].tolist()
+    order = ranked[scored.result[ranked]].tolist()
     if mode is None:
         first = [j for j in order
                  if columns.tier[shown_as(j)] in first_codes and scored.relevance[j] >= RELEVANCE_BAR]

@@ -461,3 +461,36 @@ def test_a_store_of_hundreds_of_memories_that_lacks_a_topic_says_nothing_relevan
                    "Which Android SDK version does the mobile app target?"):
         assert nothing_relevant(search(index, absent, embedder=embedder)), absent
     assert not nothing_relevant(search(index, "why did we pick sqlite-vec over LanceDB or Chroma?", embedder=embedder))
+
+
+def test_a_long_note_one_line_of_which_holds_the_questions_words_is_listed_though_its_meaning_is_elsewhere(
+        repo: Repo) -> None:
+    # the survey of the codebase is about many things, so its vector is far from the question; its one line on the
+    # vector schema holds the question's words (embedding, model, dimensions, vectors) and answers it
+    now = datetime.now(timezone.utc)
+    survey = ("## Summary\nRead through the codebase to see where a new capture source would plug in.\n\n"
+              "## Service layer\n- Singletons behind a registry with get_default_service()\n"
+              "- Constructor injection for tests\n\n"
+              "## Storage\n- Notes live under refs/notes/mem/<namespace>, one YAML front matter per entry\n"
+              "- Index schema is versioned; migrations run on open\n"
+              "- Vectors: 384 dimensions per row, from the all-MiniLM-L6-v2 embedding model\n"
+              "- WAL mode so the hooks can read while a sync writes\n\n"
+              "## Hooks\n- SessionStart injects context, Stop captures, both time out after 5 seconds\n"
+              "- Hook output is JSON on stdout\n\n"
+              "## CI\n- Lint, type check and tests on Python 3.11 to 3.13; the release job publishes the wheel\n\n"
+              "## Open questions\n- Whether the capture lock should be per namespace\n")
+    repo.capture("research", "Surveyed the codebase before adding a capture source", survey,
+                 when=now - timedelta(days=3))
+    for i, (summary, body) in enumerate([
+            ("Load the embedding model lazily", "Importing sentence-transformers to build the embedding model costs "
+             "two seconds, so the embedding model loads on the first embed call of the embedding service, not at "
+             "import."),
+            ("Circuit breaker around the embedding service", "Three failures in a row open it for a minute."),
+            ("Release checklist", "Bump the version, tag, push the tag, publish the wheel."),
+            ("Retries must be idempotent", "A retried request ran twice."),
+            ("Hook timeouts are logged", "A hook that runs past its timeout is logged with its name.")]):
+        repo.capture("decisions", summary, body, when=now - timedelta(days=i + 1))
+    consolidate(repo)
+    titles = [h["title"] for h in recall(repo, "Which embedding model do we use, and how many dimensions are "
+                                         "the vectors?", "--no-track")]
+    assert "Surveyed the codebase before adding a capture source" in titles
