@@ -123,12 +123,26 @@ _SIDE = {"last": "before", "this": "containing", "next": "after"}
 
 @dataclass(frozen=True)
 class _Found:
-    """A resolved phrase: its dates, confidence and a few words on the rule, for reasoning."""
+    """A resolved phrase: its dates, confidence and a few words on the rule, for reasoning; `began` when the
+    thing it dates began on its start and goes on ("for a month now": an answer names the start)."""
 
     start: date
     end: date | None
     confidence: float
     how: str
+    began: bool = False
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How a memory's date was read (`how`, for reasoning), and whether the answer is its start (`_Found.began`)."""
+
+    how: str = ""
+    began: bool = False
+
+    def noting(self, note: str) -> "_Reading":
+        """The same reading, with `note` added to its words (where the date was said)."""
+        return _Reading(f"{self.how} {note}", self.began)
 
 
 def _add_months(day: date, months: int) -> date:
@@ -320,10 +334,6 @@ def _in_year(match: re.Match[str], _: date) -> _Found:
     return _Found(date(year, 1, 1), date(year, 12, 31), 0.6, "the year it states")
 
 
-#: How a "for N units" span is read (`_for_span`); an answer names its start, the day the ongoing thing began.
-_SPAN_READ = "a span of "
-
-
 def _for_span(match: re.Match[str], day: date) -> _Found:
     quantity = " ".join(match["n"].lower().split())
     unit = match["unit"].lower()
@@ -331,8 +341,9 @@ def _for_span(match: re.Match[str], day: date) -> _Found:
         int(quantity) if quantity.isdigit() else _NUMBERS[quantity])
     start = _units_back(day, n, unit)
     vague = bool(match["about"]) or quantity in ("a few", "few") or quantity.startswith("a couple")
+    # an answer names the span's start: "I've been playing for a month now" began then
     return _Found(start, day, 0.45 if vague else 0.55,
-                  f"{_SPAN_READ}{n} {unit}{'s' if n != 1 else ''} ending on the recorded day")
+                  f"a span of {n} {unit}{'s' if n != 1 else ''} ending on the recorded day", began=True)
 
 
 def _weekend_before(_: re.Match[str], day: date) -> _Found:
@@ -443,12 +454,13 @@ def _scan(text: str, local_day: date) -> list[tuple[re.Match[str], _Found]]:
     return chosen
 
 
-def _resolutions(text: str, memory_id: str, recorded_at: datetime, tz: tzinfo) -> list[tuple[TemporalResolution, str]]:
+def _resolutions(text: str, memory_id: str, recorded_at: datetime,
+                 tz: tzinfo) -> list[tuple[TemporalResolution, _Reading]]:
     stamp = _as_aware(recorded_at)
     return [
         (TemporalResolution(original_text=match.group(0), memory_id=memory_id, memory_timestamp=stamp,
                             resolved_date=found.start, resolved_end=found.end, confidence=found.confidence),
-         found.how)
+         _Reading(found.how, found.began))
         for match, found in _scan(text, _local_day(stamp, tz))
     ]
 
@@ -508,7 +520,7 @@ def _zone_name(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or tz.tzname(None) or str(tz)
 
 
-_Scored = tuple[float, "TemporalResolution | None", str]
+_Scored = tuple[float, "TemporalResolution | None", _Reading]
 
 
 def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
@@ -530,7 +542,7 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
                          when=best[0].original_text if best else None)
-    return score, best[0] if best else None, best[1] if best else ""
+    return score, best[0] if best else None, best[1] if best else _Reading()
 
 
 def _supports(question: str, scores: Sequence[float], recorded: Sequence[float],
@@ -605,7 +617,7 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
                   and candidates[j][1].resolved_date <= days[j]]
         if retold:
             j = min(retold, key=lambda j: evidence[j].timestamp)
-            out[i] = (score, candidates[j][1], f"{candidates[j][2]} (said when the event was retold)")
+            out[i] = (score, candidates[j][1], candidates[j][2].noting("(said when the event was retold)"))
     return out
 
 
@@ -651,8 +663,8 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
             if said and replied and (asked or not _handed_over(text, said)):
                 told, how = max(said, key=lambda f: f[0].confidence)
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
-                out[i] = (score, told, f"{how} (said in {own.capitalize()}'s turn before, the story this one goes on "
-                                       "with)")
+                out[i] = (score, told, how.noting(f"(said in {own.capitalize()}'s turn before, the story this one "
+                                                  "goes on with)"))
             if found or _ASKS_NEWS.search(text):
                 break  # an undated "What about you?" of theirs between hands the talk over as well
     return out
@@ -705,7 +717,7 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
         item, (_, resolution, how) = evidence[i], candidates[i]
         if resolution is not None:
             start, end, sure = resolution.resolved_date, resolution.resolved_end, resolution.confidence
-            if how.startswith(_SPAN_READ):  # "I've been playing for a month now": it began on the span's start
+            if how.began:  # "I've been playing for a month now": it began on the span's start
                 end = None
         else:  # the recording day is only a proxy for the event's day, below a stated date
             start, end, sure = _local_day(item.timestamp, tz), None, RECORDED_DAY
@@ -736,7 +748,7 @@ def compose_answer(question: str, evidence: Sequence[Evidence], *, now: datetime
     if chosen is not None:
         when = _span_label(chosen.resolved_date, chosen.resolved_end)
         reasoning = (f'Memory {item.memory_id}, recorded on {_day_label(recorded_day)} in {zone}, says '
-                     f'"{chosen.original_text}", read as {how}: {when}.')
+                     f'"{chosen.original_text}", read as {how.how}: {when}.')
     else:
         reasoning = (f"Memory {item.memory_id} reports this best but states no date, so this is the day it was "
                      f"recorded ({_day_label(recorded_day)}, {zone}); what it describes may have happened "
