@@ -117,7 +117,7 @@ _USER_DECISION = re.compile(
     r"|decision\s+is\b|the\s+decision\b)"
     r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)|generally"
     r"|in\s+general|as\s+a\s+(?:general\s+)?rule),?\s+(?=\w)"
-    r"|(?=(?:always|never)\s+\w+)"
+    r"|(?=(?:always|never)\s+(?!mind\b)\w+)"  # ("never mind, revert that" takes a word back, asks nothing)
     r"|(?=(?:we|this\s+project|the\s+project)\s+(?:always|never|only)\s+\w+)"
     r")", re.IGNORECASE)
 _USER_LEARNING = re.compile(
@@ -209,7 +209,7 @@ _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|the|a|an|of|and|or|ways?|tha
 _RATIONALE = re.compile(r"^(?:because|this|that|it|the\s+reason|so\s+|otherwise|which|reason:|why:)", re.IGNORECASE)
 #: A user's rule or instruction, where a clause starts (the cue stays in the statement).
 _USER_RULE = re.compile(
-    r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+\w+"
+    r"^(?:please\s+)?(?:(?:always|never|don'?t|do\s+not)\s+(?!mind\b)\w+"
     # "I want the messages in French" (a requirement), not "I want to ..." (an intent) nor a task for the agent
     r"|i(?:'d|\s+would)?\s+(?:(?:(?:really|also|just|now)\s+)?(?:want|need|like|prefer|expect(?=\s+you\s+to\b))|don'?t\s+want|do\s+not\s+want)\s+"
     r"(?!to\b|it\b|this\b|that\b(?!\s+you\s+(?:always|never|only|use|include|add|start|end|import|keep|avoid)\b)|a\s+way\b|"
@@ -864,14 +864,24 @@ _STRESS_END = re.compile(r"\s*(?:,|;|\s[—–-]\s|\sand\s+(?:i'?ll|ill|i\s+will
 #: How the work stands at this moment or what just happened to it, not what holds in 30 days: a time word ("still",
 #: "again", "anymore", "since your last change", "currently"), the present in progress ("is NOT working", "are ONLY
 #: showing"), or what someone just did ("you removed ALL my comments", "i tried it"): a report or a complaint.
-_AT_THIS_MOMENT = re.compile(
-    r"\b(?:still|again|anymore|any\s+more|no\s+longer|currently|right\s+now|at\s+the\s+moment|"
-    r"since\s+(?:your|my|the|our|last|then|yesterday|this))\b"
-    r"|\b(?:is|are|was|were|am|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:(?:not|only|still|just|now|also|even|never|all)\s+)*"
-    r"(?!(?:thing|string|nothing|something|anything|everything|setting|spring|during|morning|evening|padding|heading|"
-    r"ceiling|king|ring|sibling|pending|missing)\b)[a-z]{2,}ing\b"
-    r"|^(?:i|you|we|it|they|he|she)\s+(?:(?:just|already|then|also|\w+ly)\s+)?(?:\w+ed|did|didn'?t|broke|made|wrote|"
-    r"took|got|left|ran|went|put|set|forgot|lost|gave|saw)\b", re.IGNORECASE)
+_NOW = (r"\b(?:still|again|anymore|any\s+more|no\s+longer|currently|right\s+now|at\s+the\s+moment|"
+        r"since\s+(?:your|my|the|our|last|then|yesterday|this))\b"
+        r"|\b(?:is|are|was|were|am|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:(?:not|only|still|just|now|also|even|never|all)\s+)*"
+        r"(?!(?:thing|string|nothing|something|anything|everything|setting|spring|during|morning|evening|padding|"
+        r"heading|ceiling|king|ring|sibling|pending|missing)\b)[a-z]{2,}ing\b")
+_AT_THIS_MOMENT = re.compile(_NOW + r"|^(?:i|you|we|it|they|he|she)\s+(?:(?:just|already|then|also|\w+ly)\s+)?(?:\w+ed|did|"
+                             r"didn'?t|broke|made|wrote|took|got|left|ran|went|put|set|forgot|lost|gave|saw)\b",
+                             re.IGNORECASE)
+#: What a thing is doing at this moment ("port 8090 is serving plain HTTP", "Docker isn't parsing the flag", "the
+#: server still returns 500"): the state of the session's debugging, not how the thing behaves (which holds in 30
+#: days: "The Docker image expects the full ttyd command").
+_DOING_NOW = re.compile(_NOW, re.IGNORECASE)
+
+
+def _doing_now(sentence: str) -> bool:
+    """Whether the finding `sentence` states (its head: an aside or a consequence after ", which", "(", ";" or a dash
+    only explains it) is what a thing is doing at this moment (`_DOING_NOW`)."""
+    return bool(_DOING_NOW.search(re.split(r"\s\(|,\s+which\b|;|\s[—–]\s", sentence, maxsplit=1)[0]))
 #: What leads the clause in and says nothing: "pls", "so", "however".
 _STRESS_LEAD = re.compile(r"^(?:(?:pls|plz|please|so|however|but|and|also|ok(?:ay)?|then|now)\b[,\s]*)+",
                           re.IGNORECASE)
@@ -992,7 +1002,7 @@ def _user_clauses(whole: str, rest: str, turn: SessionTurn, anywhere: bool) -> R
 #: "never settle for ...", "always keep an open mind".
 _NO_RULE_WORD = re.compile(r"\b(?:don'?t|do\s+not)\s+(?:forget|hesitate|let|get|wait|overwhelm|miss|be\s+afraid)\b|"
                            r"\balways\s+(?:a\s+pleasure|keep\s+an\s+open|striving|seek|apply)\b|"
-                           r"\bnever\s+(?:settle|compromise)\b", re.IGNORECASE)
+                           r"\bnever\s+(?:settle|compromise|mind)\b", re.IGNORECASE)
 
 
 #: A value in quotes ('_md', "dev"), not the apostrophes of "it's ... you're".
@@ -1273,7 +1283,7 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
             and not _ASKS_BACK.search(rest) \
             and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
         namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
-    elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
+    elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence) and not _doing_now(sentence):
         lead = _REASON_LEAD.match(sentence)
         namespace, statement, cue = "learnings", sentence[lead.end():], "agent reason"
         owner = re.match(r"^(.+?)(?:['’]s?)?\s+(?:docs|documentation)\b", lead.group(0), re.IGNORECASE)
@@ -1474,12 +1484,12 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
         elif _AGENT_LEARNING.match(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75,
                              cue="agent learning")
-        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence):
+        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence) and not _doing_now(sentence):
             if sentence.endswith(":"):  # "X needs Y so Z can ...:" before the code that shows it
                 sentence = sentence.rstrip(":").rstrip() + "."
             made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,
                              actionability=0.75, cue="agent cause")
-        elif _found_before_fix(sentence, rest, names):
+        elif _found_before_fix(sentence, rest, names) and not _doing_now(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent finding")
         else:
             continue

@@ -324,3 +324,21 @@ def test_a_stressed_clause_already_read_as_part_of_a_users_rule_is_not_proposed_
     w = SessionWriter("0b6c1c1e-e035-4a52-9a57-6d9a1b3ce035")
     w.user("the invoices must NEVER be deleted, only archived")
     assert _summaries(w, tmp_path) == ["The invoices must NEVER be deleted, only archived."]
+
+
+def test_what_a_thing_is_doing_at_this_moment_is_no_finding_how_it_behaves_is(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e036-4a52-9a57-6d9a1b3ce036")
+    w.user("The export job hangs again, can you look?")
+    w.assistant("The problem is that the worker is retrying the export job without any backoff.\n\n"
+                "The `cron` container is trying to run `-c` as its command. Let me fix the entrypoint.")
+    w.user("And the import job?")
+    w.assistant("The problem is that the worker retries a failed import job without any backoff.")
+    assert _summaries(w, tmp_path) == ["The problem is that the worker retries a failed import job without any backoff."]
+
+
+def test_never_mind_takes_a_word_back_and_asks_for_nothing(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e037-4a52-9a57-6d9a1b3ce037")
+    w.user("Never mind, revert that.")
+    w.assistant("Reverted.")
+    w.user("never mind the tests, never push to main without a review")
+    assert _summaries(w, tmp_path) == ["Never push to main without a review."]
