@@ -1157,9 +1157,22 @@ def _in_passing(summary: str) -> bool:
 _WORK_STEP = re.compile(r"\b(?:phase|step|stage|milestone|sprint)\s+\d+\b", re.IGNORECASE)
 
 
+#: What a kind of user of the product can or must do, its subject named: "Users should be able to filter on a custom rep
+#: range", "only admins can delete a campaign" (a requirement that holds as long as the product does; "you should be
+#: able to see it now" is an expectation). Not clients or customers: the workplace's, as often as the product's.
+_CAPABILITY = re.compile(
+    r"^(?:the\s+|all\s+|every\s+|each\s+|only\s+)?(?:(?:logged[- ]in|signed[- ]in|registered|anonymous|new|regular|"
+    r"admin|end)\s+)?(?:users?|admins?|administrators?|visitors?|guests?|members?|students?|buyers?|sellers?|operators?|"
+    r"reviewers?|players?)\s+(?:should|must|shall|can(?:not|'t)?|need\s+to|have\s+to)\s+(?:(?:only|never|not|always|"
+    r"also)\s+)?(?:be\s+able\s+to\s+)?(?!be\b|feel\b|know\b|understand\b|trust\b|enjoy\b)[a-z]+", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
+    if made and _CAPABILITY.match(made.summary) and not _EXAMPLE.match(made.summary) \
+            and not _WORK_STEP.search(made.summary):
+        return made  # what users can do names the product's behaviour: something a later session can check
     if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
         return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
     if _EXAMPLE.match(made.summary) or _WORK_STEP.search(made.summary):
@@ -1248,7 +1261,7 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "",
     if _USER_RULE.match(sentence) or anywhere and _NAMING_ANYWHERE.match(sentence):
         if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
-        if _EXPECTED.search(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
+        if _EXPECTED.search(sentence) and not _CAPABILITY.match(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
                 and not _BINDING.search(sentence) and not _QUOTED_VALUE.search(sentence):
             return False
         rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)

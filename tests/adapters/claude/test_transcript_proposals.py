@@ -342,3 +342,12 @@ def test_never_mind_takes_a_word_back_and_asks_for_nothing(tmp_path: Path) -> No
     w.assistant("Reverted.")
     w.user("never mind the tests, never push to main without a review")
     assert _summaries(w, tmp_path) == ["Never push to main without a review."]
+
+
+def test_what_a_kind_of_user_must_be_able_to_do_is_a_requirement_what_you_should_see_now_is_not(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e038-4a52-9a57-6d9a1b3ce038")
+    w.user("I deployed the fix, you should be able to see the export tab now.")
+    w.assistant("I can see it.")
+    w.user("Good. Users should be able to export their bookings as a CSV file. And users should feel welcome on the "
+           "landing page.")
+    assert _summaries(w, tmp_path) == ["Users should be able to export their bookings as a CSV file."]
