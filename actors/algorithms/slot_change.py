@@ -44,6 +44,8 @@ _DETERMINERS = re.compile(r"^(?:(?:all|any|each|every|the|our|your|my|a|an|of)\s
 #: Where a role ends: "video calls related to our project", "main machine when working remotely".
 _ROLE_END = re.compile(r"\s+(?:related|when|while|whenever|in|on|during|for|with|to|at|from|so|because|as|"
                        r"going|moving|instead|from|within|across|throughout|among|between)\b.*$", re.IGNORECASE)
+#: What all work is for: "as your main computer for development" names no place.
+_PURPOSE = frozenset(words("development coding programming"))
 #: Words that only link a role to where it applies ("video calls within the team").
 _LINKING = frozenset(words("related when while whenever during within across throughout among between going moving "
                            "instead inside"))
@@ -89,7 +91,8 @@ _ROLE_FIRST = re.compile(rf"^(?:for|regarding|as\s+for|when\s+it\s+comes\s+to)\s
                          rf".*?\b{_USE}\s+(?P<v>[^,.;:!?]{{1,40}})$", re.IGNORECASE)
 _NEGATIVE = re.compile(
     r"\b(?:never|avoid\w*|refrain\w*|stop\w*\s+(?:using|doing)|no\s+longer|don'?t|do\s+not|must\s+not|should\s+not|"
-    r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|not)\b(?!\s+(?:hesitate|"
+    r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|discourag\w*|discontinu\w*|"
+    r"not)\b(?!\s+(?:hesitate|"
     r"forget|only|just|worry|be\s+afraid))",
     re.IGNORECASE)
 #: Words that say a sentence is an instruction, or how strongly, not what it is about.
@@ -116,7 +119,8 @@ _PRAISE = frozenset(words("powerful great excellent fantastic wonderful amazing 
 #: What a value is called, not what it is about: "the suffix '_wr'" is the value '_wr'.
 _WEAK = frozenset(words("suffix prefix string letter letters character characters value word term tool"))
 _SYNONYM = {"begin": "start", "prefix": "start", "suffix": "end", "finish": "end", "ending": "end", "nam": "name",
-            "identifier": "name", "machine": "computer", "communications": "communication"}
+            "identifier": "name", "machine": "computer", "communications": "communication",
+            "communicat": "communicate", "pause": "break"}
 #: What says a value will follow, not which: "use a specific format for your function names".
 _GENERIC = frozenset(words("format formats convention conventions approach pattern patterns scheme structure naming"))
 #: A naming style holds one value for what it names.
@@ -170,7 +174,7 @@ _VOCATIVE = re.compile(r"^([A-Z][a-z]{1,15}),\s+(?=(?:I|I'd|I'm|I've|I'll|we|we'
 #: A sentence opened by the time it holds for ("For this next feature release, ...", "For today's task, ...").
 _FOR_NOW = re.compile(r"^(?:for|during)\s+(?:the\s+time\s+being|(?:this|today's|the\s+next|this\s+next)\s+"
                       r"(?:[\w-]+\s+){0,2}?(?:release|sprint|hotfix|iteration|week|month|quarter|phase|milestone|demo|"
-                      r"session|task|launch|spike|deadline|feature|day|review))\b[^,]{0,40},\s+(?=\S)", re.IGNORECASE)
+                      r"session|task|launch|spike|deadline|feature|day|review)s?)\b[^,]{0,40},\s+(?=\S)", re.IGNORECASE)
 #: Words that open a sentence without saying what it is about ("Firstly, ...", "To that end, ...").
 _OPENING = re.compile(r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|to\s+(?:that|this)\s+end|also|additionally|"
                       r"finally|lastly|now|so|well|okay|ok|and|yes)\b[,\s]*)+", re.IGNORECASE)
@@ -328,6 +332,8 @@ def _role_words(role: str) -> set[str]:
     that names a place stays ("for dependency management in the legacy service": it is that service's slot).
     Empty when the role only names a scope ("your projects")."""
     role = _DETERMINERS.sub("", re.sub(r"\s*\([^)]*\)", "", role).strip())  # "... environment (IDE)"
+    # "for your video calls instead of the company's default platform": what it replaces is no part of the role
+    role = re.sub(r"(?i)\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\b.*$", "", role)
     role = re.sub(r"(?i)\s+(?:up\s+)?(?:until|till|so\s+far)\b.*$", "", role)  # "for communication up until now"
     if not re.search(r"(?i)\b(?:that|which|who)\s+(?:is|are|was|were|will|would|can|should)\b", role):
         # "for work calls is our policy" (not "for sessions that are short-lived": that says which sessions)
@@ -344,7 +350,7 @@ def _role_words(role: str) -> set[str]:
         found -= {"work"}
     # "within the team" names no place: "within" is no part of one
     scope = {_SYNONYM.get(w, w) for w in words(role[len(head):])} \
-        - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES - _LINKING
+        - _DIRECTIVE - _WEAK - _SCOPE_WORDS - _ROLE_ADJECTIVES - _LINKING - _PURPOSE
     return found | {f"in:{w}" for w in scope}
 
 
@@ -359,6 +365,10 @@ def _used_as(working: re.Match) -> str:
     return "use " if _family(frozenset(_role_words(role))) in ("machine", "write") else working[0]
 
 
+#: A break said as leaving one's desk ("step away from your desk every 80 minutes").
+_STEP_AWAY = re.compile(r"(?i)\bstep(?:s|ping)?\s+away\s+from\s+(?:your|the)\s+(?:desk|computer|screen|keyboard)\b")
+#: How firmly one keeps to a thing, not what it is: "commit to taking a break".
+_KEEPING_TO = re.compile(r"(?i)\b(?:commit|stick)\s+to\s+(?=\w+ing\b)")
 #: "By prefixing attribute names with 'i_', we signal ...": what is done, then what it is for.
 _BY_DOING = re.compile(r"^by\s+(?P<doing>[a-z]+ing\s+[^,;]{3,80}?),\s+(?:we|you|it|this|they)\b", re.IGNORECASE)
 #: Preferring one thing over another ("prioritize TPUs over GPUs"): the other is what is passed over.
@@ -382,10 +392,15 @@ _CONDITION = (r"(?P<v>(?:it'?s\s+|it\s+is\s+|you'?re\s+|you\s+are\s+)?(?:truly\s
 _ONLY_WHEN = re.compile(rf"\bonly\s+(?:when|if|after|once)\s+{_CONDITION}", re.IGNORECASE)
 #: "only communicate with the team when asked": "only" before what is done, its condition after.
 _ONLY_DO_WHEN = re.compile(rf"\bonly\s+(?P<act>(?:[a-z'-]+\s+){{1,5}}?)(?:when|if)\s+{_CONDITION}", re.IGNORECASE)
+#: Ways of saying one talks to the team ("reach out to your colleagues", "get in touch with the team"): one act.
+_COMMUNICATE = re.compile(r"(?i)\b(?:reach(?:es|ing)?\s+out|contact(?:s|ing)?|get(?:ting)?\s+in\s+touch|"
+                          r"talk(?:s|ing)?\s+to|speak(?:s|ing)?\s+to)\b")
+#: Whom one talks to is the team, whatever it is called ("your colleagues", "teammates").
+_TEAMMATES = frozenset(words("colleague colleagues teammate teammates coworker coworkers co-worker co-workers peer peers"))
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
 _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|"
                         r"set\s+up\s+(?:your\s+)?(?:workstation|desk|shop|camp|station)|"
-                        r"go\s+to|head\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
+                        r"go(?:ing)?\s+to|head(?:ing)?\s+to|settle\w*|sit|sitting|base\s+yourself|be\s+based)\s+"
                         r"(?:(?:\w+\s+){0,2}?(?:in|at|from|to|into|on)\s+)?(?:the|our|a|your)\s+"
                         r"(?P<v>(?:[\w-]+\s+){0,3}?(?:area|room|office|floor|space|lab|lounge|corner|hub|zone|wing|"
                         r"building))\b(?!\s+(?!(?:for|to|on|in|at|from|when|while|instead|going|moving|with|as|"
@@ -623,6 +638,8 @@ def slot_of(sentence: str) -> Slot | None:
     said = _INSTEAD_OF.sub("", _without_reason(sentence.strip())).strip().rstrip(".!")
     if _PREFER.search(said):  # "we prefer TPUs over GPUs": the one passed over is not a value said
         said = _OVER.sub("", said)
+    # "step away from your desk every 80 minutes" is a break; "commit to taking" one is taking it
+    said = _KEEPING_TO.sub("", _STEP_AWAY.sub("take a break", said))
     said = _WORK_ON_AS.sub(_used_as, said)  # "work on a Linux desktop as your main machine": used as that
     if (by := _BY_DOING.match(said)) is not None:  # "By prefixing attribute names with 'i_', we signal ...": the
         said = by["doing"]  # convention is what is done; the rest says what it is for
@@ -640,7 +657,12 @@ def slot_of(sentence: str) -> Slot | None:
         # "communicate with the team only when necessary" / "... only when asked": the condition is the value;
         # "focus on your work and only communicate with the team when asked": what is done only then is the frame
         condition = " ".join(when["v"].split())
-        frame = _frame(when["act"] if "act" in when.groupdict() else text[: when.start()], [])
+        act = when["act"] if "act" in when.groupdict() else text[: when.start()]
+        # "focus on your tasks and communicate with the team only when asked": the clause "only" belongs to
+        last = re.split(r"(?i),?\s+and\s+", act)[-1]
+        act = last if len(last.split()) >= 2 else act
+        # "reach out to your colleagues" is "communicate with the team": one act, whatever the team is called
+        frame = _frame(_COMMUNICATE.sub("communicate", act), []) - _TEAMMATES
         if len(frame) >= 1:
             return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
                         sentence=sentence, whole=_frame(text, []))
@@ -839,19 +861,22 @@ def every_clause_changed(older: str, newer: list[str]) -> bool:
 _RULE_OBJECT = re.compile(
     r"\b(?:use|uses|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|rely\s+on|relying\s+on|engag\w*\s+in|practic\w*|"
     r"set\s+up|setting\s+up|incorporat\w*|leverag\w*|embrac\w*|adopt(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|"
-    r"avoid\w*(?!\s+(?:using|utiliz|employ|relying))|"
+    r"avoid\w*(?!\s+(?:using|utiliz|employ|relying))|discourag\w*|discontinu\w*|steer\s+clear\s+of|encourag\w*|"
     r"forget\s+about)\s+"
-    r"(?:(?:a|an|the|any|your|our|only|of|use)\s+)*"
+    r"(?:(?:a|an|the|any|your|our|only|of|use|using|consistent)\s+)*"
     r"(?P<obj>[A-Za-z][\w/-]*(?:\s+(?!(?:for|in|on|when|while|to|with|and|or|as|at|from|during|if|unless|because|so|"
     r"but|instead|anymore|any|going|moving|now|here|again|every|each|all|too|either|entirely|completely|altogether|"
-    r"over|than|"
+    r"over|than|whenever|wherever|consistently|regularly|exclusively|solely|primarily|properly|"
     r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
-_PRONOUN_OBJECT = frozenset("it them this that these those one ones".split())
+#: A rule said as a bare order not to ("Do not engage in pair programming ..."): given, not only mentioned.
+_IMPERATIVE_NOT = re.compile(r"(?i)^\W*(?:do\s+not|don'?t)\s+(?!you\b|we\b|i\b|they\b)")
+_PRONOUN_OBJECT = frozenset("it them this that these those one ones everyone everybody people".split())
 #: Where the clause holding a rule's verb begins: its negation is said in it.
 _CLAUSE_START = re.compile(r"[,;:—–]\s*|\s+but\s+", re.IGNORECASE)
 _NO_CIRCUMSTANCES = re.compile(r"\b(?:under\s+no\s+circumstances|by\s+no\s+means|in\s+no\s+case)\b", re.IGNORECASE)
 #: A rule given, not only mentioned: "I want you to", "please", "always", "make sure".
-_ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|refrain\w*|want\s+you|need\s+you|"
+_ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|refrain\w*|discourag\w*|"
+                        r"discontinu\w*|steer\s+clear|want\s+you|need\s+you|"
                         r"like\s+you|expect\s+you|importance|important|from\s+now\s+on|going\s+forward|"
                         r"moving\s+forward|under\s+no\s+circumstances|emphasi[sz]e|advise\w*|recommend\w*|"
                         r"encourag\w*|insist\w*|requir\w*|should|must|policy|policies)\b", re.IGNORECASE)
@@ -880,7 +905,7 @@ def _same_scope(newer: str, older: str) -> bool:
 def rule_object(sentence: str) -> Slot | None:
     """The rule a sentence gives to use (or not) one thing, as a slot whose frame is that thing: "never use a VPN"
     and "always use a VPN when working remotely" are one rule turned round. None for a pronoun or no such verb."""
-    if len(sentence) > MAX_SENTENCE or not _ASKED_FOR.search(sentence):
+    if len(sentence) > MAX_SENTENCE or not (_ASKED_FOR.search(sentence) or _IMPERATIVE_NOT.match(sentence)):
         return None
     for m in _RULE_OBJECT.finditer(sentence):
         obj = frozenset(_undoubled(w) for w in words(m["obj"]))

@@ -639,3 +639,82 @@ def test_a_place_said_in_a_reason_or_comparison_after_the_value_is_no_scope() ->
                        "Start method names with 'm_'.")):
         assert slot_change(said, old) is not None, said
     assert slot_change("Start class names with 'tc_' in tests.", "Start class names with 'wq_'.") is None
+
+
+def test_a_rule_turned_round_said_with_when_or_how_the_thing_is_used_is_the_same_rule() -> None:
+    """'whenever you write code', 'consistently', 'a consistent formatter' say when or how, not what is used."""
+    new = memory("I'd like you to start incorporating a formatter whenever you write code.", days=5)
+    old = memory("I want you to avoid using formatters when writing code.", days=0)
+    verdict = judge_pair(new, old, 0.5)
+    assert verdict.relation is Relation.SUPERSEDES and "turned round (formatter)" in verdict.reason
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))
+    assert slot_change("From now on, use a profiler consistently when testing your code.",
+                       "Remember, when working on this, avoid using a profiler.") is not None
+    assert slot_change("I expect you to use a consistent linter for all your Python code.",
+                       "From now on, avoid using a linter when writing code.") is not None
+    # another thing used (the formatter's config file) turns nothing round
+    assert slot_change("From now on, always use a formatter config file.",
+                       "I want you to avoid using formatters when writing code.") is None
+
+
+def test_discouraged_discontinued_or_a_bare_order_not_to_is_a_rule_said_not_to() -> None:
+    change = slot_change("Firstly, I want you to start utilizing virtual environments for all your projects.",
+                         "We strongly discourage the use of virtual environments for our Python development.")
+    assert change is not None and "'never environment virtual' -> 'do environment virtual'" in change.reason()
+    change = slot_change("Firstly, I want you to discontinue the use of a password manager.",
+                         "From now on, I need you to use a password manager.")
+    assert change is not None and "-> 'never manager password'" in change.reason()
+    assert slot_change("From now on, I'd like you to incorporate mob programming into your daily routine.",
+                       "Do not engage in mob programming with any of your colleagues.") is not None
+    assert slot_change("Going forward, I'd like you to start using pair programming in your work.",
+                       "That's why, unlike some companies, we don't encourage pair programming.") is not None
+    # what is discouraged is not what is taken up; a team's habit said with "we don't" is no order
+    assert slot_change("From now on, I want you to use Docker containers for all your projects.",
+                       "We strongly discourage the use of virtual environments for our Python development.") is None
+    assert slot_change("From now on, I'd like you to use pair programming in your routine.",
+                       "We don't do pair programming much.") is None
+
+
+def test_reaching_out_to_colleagues_only_when_needed_is_communicating_with_the_team_only_then() -> None:
+    change = slot_change("From now on, I'd like you to only reach out to your colleagues when absolutely necessary.",
+                         "I want you to focus on your tasks and communicate with the team only when asked.")
+    assert change is not None and "'asked' -> 'absolutely necessary'" in change.reason()
+    change = slot_change("While open communication matters, I want you to focus on only reaching out when necessary.",
+                         "Communicate with the team only when asked.")
+    assert change is not None and "'asked' -> 'necessary'" in change.reason()
+    # reaching customers, or deploying, only then is another act
+    assert slot_change("Only reach out to customers when necessary.",
+                       "I want you to focus on your tasks and communicate with the team only when asked.") is None
+    assert slot_change("Deploy to production only when the tests pass.", "Communicate with the team only when asked.") \
+        is None
+
+
+def test_stepping_away_from_the_desk_or_a_pause_is_the_break_measured() -> None:
+    change = slot_change("From now on, ensure you take a break every 70 minutes.",
+                         "Make sure you step away from your desk every 80 minutes.")
+    assert change is not None and "'80 minutes' -> '70 minutes'" in change.reason()
+    change = slot_change("From now on, aim for a break every 45 minutes.", "Aim for a short pause every 90 minutes or so.")
+    assert change is not None and "'90 minutes' -> '45 minutes'" in change.reason()
+    change = slot_change("I'd like you to aim for a break every 70 minutes or so.",
+                         "So, I want you to commit to taking a break every 80 minutes or so.")
+    assert change is not None and "'80 minutes' -> '70 minutes'" in change.reason()
+    assert slot_change("Run the full test suite every 70 minutes.",
+                       "Make sure you step away from your desk every 80 minutes.") is None
+
+
+def test_a_workplace_gone_to_a_role_with_what_it_replaces_and_a_machine_for_development() -> None:
+    change = slot_change("I want you to work in the common area from now on.",
+                         "I want you to start going to the IT room to work from now on.")
+    assert change is not None and "'IT room' -> 'common area'" in change.reason()
+    # "instead of the company's default platform" says what is replaced, not where the role applies
+    change = slot_change("From now on, I'd like you to use Zoom for your video calls instead of the default platform.",
+                         "Going forward, use Google Meet for all internal and external video conferences.")
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+    # what all work is for names no place; a place named stays its own slot
+    change = slot_change("I want you to start using a MacBook as your main computer for development.",
+                         "Going forward, I'd like you to use a Windows laptop as your primary machine.")
+    assert change is not None and "'a Windows laptop' -> 'a MacBook'" in change.reason()
+    assert slot_change("Use a MacBook as your main computer for the support desk.",
+                       "Going forward, I'd like you to use a Windows laptop as your primary machine.") is None
+    assert slot_change("From now on, use Zoom for video calls with the support team.",
+                       "Going forward, use Google Meet for video calls.") is None
