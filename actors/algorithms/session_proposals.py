@@ -878,10 +878,19 @@ _AT_THIS_MOMENT = re.compile(_NOW + r"|^(?:i|you|we|it|they|he|she)\s+(?:(?:just
 _DOING_NOW = re.compile(_NOW, re.IGNORECASE)
 
 
+#: The agent's own slip or the user's step still to take, as a cause ("The problem was my regex", "The problem is that
+#: I forgot to export it", "The issue is that you haven't set the API key"): about the session's people, not the
+#: project ("your org has a 10K tokens/min limit" is the project's).
+_SESSION_SLIP = re.compile(r"\b(?:i|i'?ve|i'?d|i'?m|my|me|myself)\b(?!['’]s)|\byou\s+(?:haven'?t|have\s+not|didn'?t|did\s+not|"
+                           r"forgot|need\s+to|still\s+need|must|should|have\s+to)\b", re.IGNORECASE)
+
+
 def _doing_now(sentence: str) -> bool:
     """Whether the finding `sentence` states (its head: an aside or a consequence after ", which", "(", ";" or a dash
-    only explains it) is what a thing is doing at this moment (`_DOING_NOW`)."""
-    return bool(_DOING_NOW.search(re.split(r"\s\(|,\s+which\b|;|\s[—–]\s", sentence, maxsplit=1)[0]))
+    only explains it) is what a thing is doing at this moment (`_DOING_NOW`), or a slip of the session's people
+    (`_SESSION_SLIP`)."""
+    head = re.split(r"\s\(|,\s+which\b|;|\s[—–]\s", sentence, maxsplit=1)[0]
+    return bool(_DOING_NOW.search(head) or _SESSION_SLIP.search(re.sub(r"`[^`]*`", "", head)))
 #: What leads the clause in and says nothing: "pls", "so", "however".
 _STRESS_LEAD = re.compile(r"^(?:(?:pls|plz|please|so|however|but|and|also|ok(?:ay)?|then|now)\b[,\s]*)+",
                           re.IGNORECASE)

@@ -351,3 +351,14 @@ def test_what_a_kind_of_user_must_be_able_to_do_is_a_requirement_what_you_should
     w.user("Good. Users should be able to export their bookings as a CSV file. And users should feel welcome on the "
            "landing page.")
     assert _summaries(w, tmp_path) == ["Users should be able to export their bookings as a CSV file."]
+
+
+def test_a_slip_of_the_agent_or_a_step_the_user_has_yet_to_take_is_no_cause_to_keep(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e039-4a52-9a57-6d9a1b3ce039")
+    w.user("The import still fails.")
+    w.assistant("The problem was my regex for the header row. Let me fix it.")
+    w.user("And now the upload?")
+    w.assistant("The issue is that you haven't set the bucket name in the settings yet.")
+    w.user("And the dates?")
+    w.assistant("The problem was the default locale of the CSV parser. Let me fix it.")
+    assert _summaries(w, tmp_path) == ["The problem was the default locale of the CSV parser."]
