@@ -1466,11 +1466,21 @@ def _run_report(sentence: str) -> bool:
     return not (every and _ON_CONDITION.search(sentence, every.end()))
 
 
+#: An edit said in the passive, its doer left out: the session's own work ("The `TranscriptRenderer` alias was
+#: removed since ...", "the import got deleted"), which the diff says.
+_EDITED = re.compile(r"\b(?:was|were|has\s+been|have\s+been|had\s+been|got)\s+(?:(?:just|also|accidentally|already|"
+                     r"mistakenly)\s+)?(?:removed|added|renamed|updated|deleted|created|moved|replaced|changed|fixed|"
+                     r"refactored|rewritten|extracted|merged|reverted|dropped|commented\s+out|overwritten|edited)\b",
+                     re.IGNORECASE)
+
+
 def _found_before_fix(sentence: str, rest: str, names: frozenset[str]) -> bool:
     """Whether `sentence` is what the agent found just before it fixes it (the next sentence acts on it): a named
     thing's state or behaviour ("The `create-next-app` created its own `.git` inside `frontend/`. Let me remove
-    it"), not the work of the moment, a run's report, a need, or narration."""
+    it"), not the work of the moment (nor an edit of it said in the passive: `_EDITED`), a run's report, a need,
+    or narration."""
     return bool(rest and _FIX_NEXT.match(rest) and not sentence.endswith(":") and not _NOT_KEPT.search(sentence)
+                and not _EDITED.search(sentence)
                 and not _NO_FINDING_LEAD.match(sentence) and not _MOMENT_SUBJECT.match(sentence)
                 and not _run_report(sentence) and _FINDING.match(sentence)
                 and (_SPECIFIC.search(sentence) or any(n in sentence for n in names))

@@ -362,3 +362,12 @@ def test_a_slip_of_the_agent_or_a_step_the_user_has_yet_to_take_is_no_cause_to_k
     w.user("And the dates?")
     w.assistant("The problem was the default locale of the CSV parser. Let me fix it.")
     assert _summaries(w, tmp_path) == ["The problem was the default locale of the CSV parser."]
+
+
+def test_an_edit_said_in_the_passive_is_the_sessions_own_work_not_a_finding(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e040-4a52-9a57-6d9a1b3ce040")
+    w.user("It does not compile.")
+    w.assistant("The `ReportRenderer` alias was removed since it came from the old alias group. Let me add it back.")
+    w.user("And the warning?")
+    w.assistant("The `ReportRenderer` alias shadows the `Report` module. Let me rename it.")
+    assert _summaries(w, tmp_path) == ["The ReportRenderer alias shadows the Report module."]
