@@ -106,9 +106,12 @@ _ASKS_NEWS = re.compile(
     r"|(?:^|(?<=[.!?:,]\s))(?:so\s+|and\s+|oh,?\s+)?anything\s+(?:else\s+)?new\s*\?"
     r"|\bany\s+(?:fun\s+)?(?:surprises|updates)\s+(?:lately|recently)\b"
     r"|\b(?:how|what)\s+about\s+you\s*\?"
-    # "How's work?", "How have you been?", "How's your week going?": how the other is doing, not the story
-    r"|\bhow(?:'s|\u2019s|\s+is|\s+are|\s+have)\s+(?:work|things|life|everything|you(?:\s+been)?"
-    r"|your\s+(?:day|week|weekend))(?:\s+(?:going|been|doing|lately|recently|on\s+your\s+end)){0,2}\s*\?",
+    # "How's work?", "How have you been?": the other's life apart from the story. Not "How are you (doing)?" or
+    # "How's your weekend going?", which ask after the teller within the story ("I ran a marathon" / "How are
+    # you doing?" / "Exhausted, my legs cramped")
+    r"|\bhow(?:'s|\u2019s|\s+is|\s+are)\s+(?:work|things|life|everything)"
+    r"(?:\s+(?:going|been|lately|recently|otherwise|on\s+your\s+end)){0,2}\s*\?"
+    r"|\bhow\s+have\s+you\s+been(?:\s+(?:lately|recently|otherwise|doing))?\s*\?",
     re.IGNORECASE)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

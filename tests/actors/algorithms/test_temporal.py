@@ -988,11 +988,16 @@ def test_a_question_about_how_the_teller_is_doing_ends_the_story() -> None:
     # "How's work?" asks for the teller's other news: the promotion was not on the hiking day
     for reply, text, question in (("Mia: Sounds lovely! How's work?", "Tom: I got promoted!",
                                    "When did Tom get promoted?"),
-                                  ("Mia: Nice. How have you been otherwise? How's your week going?",
+                                  ("Mia: Nice. How have you been otherwise?",
                                    "Tom: Busy, we moved house.", "When did Tom move house?")):
         answer, _ = _story_date(reply, text, question)
         assert answer.startswith("2024-06-10"), (reply, answer)  # the day the turn was said
-    # a question about the story itself still keeps it going
-    answer, reasoning = _story_date("Mia: How was the trail?", "Tom: Steep, but the view was stunning.",
-                                    "When was the view stunning?")
-    assert answer.startswith("2024-06-09") and "turn before" in reasoning, answer
+    # a question about the story, or after the teller within it, still keeps it going
+    for reply, text, question in (("Mia: How was the trail?", "Tom: Steep, but the view was stunning.",
+                                   "When was the view stunning?"),
+                                  ("Mia: Wow, congrats! How are you doing?", "Tom: Exhausted, my legs cramped.",
+                                   "When did Tom's legs cramp?"),
+                                  ("Mia: How's your weekend going?", "Tom: Great, the hike was the best part.",
+                                   "When was the hike the best part?")):
+        answer, reasoning = _story_date(reply, text, question)
+        assert answer.startswith("2024-06-09") and "turn before" in reasoning, (reply, answer)
