@@ -624,7 +624,7 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
     return out
 
 
-def _handed_over(text: str, said: list[tuple[TemporalResolution, str]]) -> bool:
+def _handed_over(text: str, said: list[tuple[TemporalResolution, _Reading]]) -> bool:
     """Whether a dated turn asks for the other's news after its last date ("... last Friday. How about you?")."""
     ends = [text.rfind(told.original_text) + len(told.original_text) for told, _ in said]
     return _ASKS_NEWS.search(text, max(ends)) is not None
