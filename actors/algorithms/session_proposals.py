@@ -597,8 +597,9 @@ _PROPER_NAME = re.compile(r"(?<=[\s(])(?!I\b|I['’])(?-i:[A-Z][\w+#.-]*)(?![\w+
 _RULE_WORD = re.compile(r"\b(?:always|never|must|only|don'?t|do\s+not)\b", re.IGNORECASE)
 #: Where the work is done: what a workplace rule names ("work from home at most once a week").
 _WORK_PLACE = re.compile(r"\b(?:from\s+home|remote(?:ly)?|common\s+area|on-?site|in\s+the\s+office)\b", re.IGNORECASE)
-#: Plan sections that hold decisions (an approved plan's stack, choices, conventions).
-_PLAN_SECTION = re.compile(r"\b(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
+#: Plan sections that hold decisions (an approved plan's stack, choices, conventions); not a word inside a compound
+#: name ("Multi-Architecture Consensus" is a part of the system, not its architecture).
+_PLAN_SECTION = re.compile(r"(?<![\w-])(?:decisions?|decided|stack|tech(?:nology|nologies)?|choices?|approach|architecture|design"
                            r"|conventions?|constraints?|confirmed|key\s+points?|configuration|requirements?)\b",
                            re.IGNORECASE)
 #: The agent's own sections of decisions ("## Key Design Decisions"): read like a plan's; not the ones it asks

@@ -371,3 +371,15 @@ def test_an_edit_said_in_the_passive_is_the_sessions_own_work_not_a_finding(tmp_
     w.user("And the warning?")
     w.assistant("The `ReportRenderer` alias shadows the `Report` module. Let me rename it.")
     assert _summaries(w, tmp_path) == ["The ReportRenderer alias shadows the Report module."]
+
+
+def test_a_decision_word_inside_a_compound_name_does_not_make_a_spec_heading_a_decision_section(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e041-4a52-9a57-6d9a1b3ce041")
+    w.user("Here is the design doc.\n\n"
+           "### 2. Multi-Architecture Voting\n"
+           "- **Math**: Byzantine fault tolerance with f < n/3\n"
+           "- **Implementation**: x86, ARM, RISC-V vote independently\n\n"
+           "### Architecture\n"
+           "- **Queue**: Redis streams\n"
+           "- **API**: FastAPI\n")
+    assert _summaries(w, tmp_path) == ["Architecture: Queue Redis streams, API FastAPI."]
