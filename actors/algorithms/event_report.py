@@ -66,7 +66,7 @@ def stem(word: str) -> str:
     if word in _IRREGULAR:
         word = _IRREGULAR[word]
     else:
-        for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        for suffix, keep in (("ies", "y"), ("ied", "y"), ("ings", ""), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 word = word[: -len(suffix)] + keep
                 break

@@ -50,3 +50,16 @@ def focus(text: str, weights: Mapping[str, float]) -> float:
     if whole <= 0:
         return 1.0
     return max(sum(weights[s] for s in found) for found in held) / whole
+
+
+def held_together(text: str, weights: Mapping[str, float]) -> tuple[int, float]:
+    """How many of the question's stems (`weights`: stem -> IDF) `text`'s best block holds as words of its own (no
+    prefix match), and their weight over all the question's stems' weight."""
+    whole = sum(weights.values())
+    body = tidy(text)
+    if whole <= 0 or not body:
+        return 0, 0.0
+    best = max((_held(body[a:b], weights) for a, b in blocks(body)), key=lambda found: sum(weights[s] for s in found),
+               default=set())
+    return len(best), sum(weights[s] for s in best) / whole
+

@@ -13,8 +13,8 @@ by their focus^0.3 (adapters/reading/focus.py: the share of the question's
 words they hold that one paragraph holds), so an overview that names the
 question's words in many sections comes after the memory about its subject.
 Relevance decides what answers well enough not to widen (RELEVANCE_BAR) and
-what is noise (below MIN_RELEVANCE) — unless the entry holds WORDS_RESULT_SHARE
-of the question's words: a long note one line of which answers embeds as its
+what is noise (below MIN_RELEVANCE) — unless one block of the entry holds
+WORDS_RESULT_SHARE of the question's words, two or more: a long note one line of which answers embeds as its
 other sections do, far from the question.
 Whether anything is relevant at all is judged on each result's *evidence*:
 its relevance with every word of the question counted, a word no memory
@@ -50,7 +50,7 @@ from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import tier_codes
-from memactors.adapters.reading.focus import focus, stem_weights
+from memactors.adapters.reading.focus import focus, held_together, stem_weights
 from memactors.adapters.reading.lexical_index import LexicalMatch, lookup, texts
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.chatter import chatter
@@ -68,7 +68,8 @@ MODES: dict[str, frozenset[Tier]] = {
 FIRST_TIERS = MODES["standard"]
 MAX_QUERY_CHARS = 2000
 SEMANTIC_WEIGHT = 0.8
-#: Below this blended relevance an entry is noise, not a result (unrelated MiniLM pairs score ~0.1-0.3).
+#: Below this blended relevance an entry is noise, not a result (unrelated MiniLM pairs score ~0.1-0.3), unless one
+#: of its blocks holds the question's words (WORDS_RESULT_SHARE).
 MIN_RELEVANCE = 0.3
 #: A first-tier result at or above this relevance answers the question well enough that colder tiers
 #: are not searched; chosen from bench/labels/recall_questions.json (docs/recall.md).
@@ -77,8 +78,9 @@ RELEVANCE_BAR = 0.45
 #: more than "nothing relevant": no tuning question of bench/labels/real_store_questions.json or
 #: recall_questions.json with its answer in the top 5 falls below it (docs/recall.md).
 EVIDENCE_BAR = 0.33
-#: With vectors, a memory holding this IDF-weighted share of the question's words (those some memory holds) is a
-#: result however far its vector is: a long note one line of which answers embeds as its other sections do.
+#: With vectors, a memory holding this IDF-weighted share of the question's words (those some memory holds), two or
+#: more of them in one block, is a result however far its vector is: a long note one line of which answers embeds
+#: as its other sections do.
 WORDS_RESULT_SHARE = 0.5
 #: Without vectors: the IDF-weighted share of all the question's words one listed result must hold.
 LEXICAL_EVIDENCE_BAR = 0.25
@@ -217,9 +219,9 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         assert embedder is not None and index.vectors is not None
         cosine = np.clip(index.vectors[rows] @ embedder.embed([query])[0], 0.0, 1.0)
         relevance = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * share
-        # the question's words held are a result's as its meaning is: a broad note whose one line names them all
-        # is far from the question in meaning, not noise
-        result = (relevance >= MIN_RELEVANCE) | (share >= WORDS_RESULT_SHARE)
+        result = relevance >= MIN_RELEVANCE
+        if found is not None:
+            _held_in_a_line(index, found, rows, share, result, depth)
         evident = SEMANTIC_WEIGHT * cosine + (1 - SEMANTIC_WEIGHT) * coverage >= EVIDENCE_BAR
     else:
         relevance = share
@@ -240,6 +242,29 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     if found is not None and found.weights:
         _focused(index, found, rows, score, depth)
     return _Scored(rows.tolist(), relevance, score, result, evident)
+
+
+def _held_in_a_line(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], share: np.ndarray,
+                    result: np.ndarray, depth: int) -> None:
+    """Marks as results, in place, the best `depth` candidates by word share that are far from the question in
+    meaning yet hold WORDS_RESULT_SHARE of its words and two or more of them, as words of their own, in one block:
+    a broad note whose one line answers embeds as its other sections do. One shared word, or a word's prefix
+    ("poli*" for "policy" in "Polish"), makes no result."""
+    weights = stem_weights(found.weights)
+    if len(weights) < 2:
+        return
+    far = np.flatnonzero(~result & (share >= WORDS_RESULT_SHARE))
+    if index.lexical_rows is not None:
+        far = far[rows[far] < index.lexical_rows]
+    far = far[np.argsort(-share[far], kind="stable")][:depth]
+    if not len(far):
+        return
+    assert index.lexical is not None
+    text = texts(index.lexical, (int(rows[i]) for i in far), index.run_id)
+    for i in far:
+        if (said := text.get(int(rows[i]))) is not None:
+            count, weight = held_together(said, weights)
+            result[i] = count >= 2 and weight >= WORDS_RESULT_SHARE
 
 
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memactors.actors.algorithms.passage import ELLIPSIS, best_passage, question_stems
+from memactors.actors.algorithms.passage import ELLIPSIS, best_passage, question_stems, stem
 from memactors.adapters.reading.lexical_index import query_words
 
 FILLER = ("The team met on Tuesday and went through the open items one by one, with notes kept in the usual "
@@ -62,3 +62,11 @@ def test_a_paragraph_longer_than_the_passage_is_cut_at_its_sentences() -> None:
     shown = passage(body, "when is the cache invalidated?", limit=200)
     assert "The cache is invalidated on every deploy by bumping its prefix." in shown
     assert shown.startswith(ELLIPSIS) and shown.endswith(ELLIPSIS) and len(shown) <= 202
+
+
+def test_a_plural_ing_noun_meets_its_singular_and_its_verb() -> None:
+    # "384-dimension embeddings" answers "which embedding model": "embeddings" and "embedding" share one stem
+    for plural, singular in (("embeddings", "embedding"), ("settings", "setting"), ("meetings", "meeting"),
+                             ("buildings", "build")):
+        assert stem(plural) == stem(singular), (plural, stem(plural), stem(singular))
+    assert stem("things") == stem("thing")  # too short a stem to strip "-ings" from

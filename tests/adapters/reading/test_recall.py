@@ -494,3 +494,18 @@ def test_a_long_note_one_line_of_which_holds_the_questions_words_is_listed_thoug
     titles = [h["title"] for h in recall(repo, "Which embedding model do we use, and how many dimensions are "
                                          "the vectors?", "--no-track")]
     assert "Surveyed the codebase before adding a capture source" in titles
+
+
+def test_a_far_note_sharing_only_a_words_prefix_with_a_short_question_is_not_listed(repo: Repo) -> None:
+    # "retry policy": "Polish" shares only the prefix "poli" of a word no memory holds, far from the question in
+    # meaning: it is no result (a long note's one line answering holds two or more of the question's words)
+    now = datetime.now(timezone.utc)
+    for i, (summary, body) in enumerate([
+            ("Phase 5: Tests & Polish", "Polish the docs, raise test coverage to 90 percent, tidy the changelog."),
+            ("Retries must be idempotent", "A retried request ran twice, so every retry carries a request id."),
+            ("Hook timeouts are logged", "A hook that runs past its timeout is logged with its name."),
+            ("Circuit breaker around the embedding service", "Three failures in a row open it for a minute.")]):
+        repo.capture("decisions", summary, body, when=now - timedelta(days=i + 1))
+    consolidate(repo)
+    titles = [h["title"] for h in recall(repo, "retry policy", "--no-track")]
+    assert "Retries must be idempotent" in titles and "Phase 5: Tests & Polish" not in titles, titles
