@@ -718,3 +718,50 @@ def test_a_workplace_gone_to_a_role_with_what_it_replaces_and_a_machine_for_deve
                        "Going forward, I'd like you to use a Windows laptop as your primary machine.") is None
     assert slot_change("From now on, use Zoom for video calls with the support team.",
                        "Going forward, use Google Meet for video calls.") is None
+
+
+def test_how_much_time_off_one_takes_holds_one_amount_however_it_is_said() -> None:
+    change = slot_change("So, please ensure you're taking at least half of your vacation days each year.",
+                         "I want you to take at least seven days off per year.")
+    assert change is not None and "'at least 7 days' -> 'at least half'" in change.reason()
+    change = slot_change("So, from now on, I want you to use all your allocated vacation time each year.",
+                         "I want you to commit to taking at least half of your allotted vacation days per year.")
+    assert change is not None and "'at least half' -> 'all'" in change.reason()
+    new = memory("Make sure you're taking at least a week of vacation this year.", days=5)
+    old = memory("At ACME, we encourage everyone to take a minimum of seven days of vacation each year.", days=0)
+    # the same amount said in other words restates it; training days are no time off
+    assert slot_change(new.summary, old.summary) is None
+    assert set(frame_keys(new.summary, new.body)) & set(frame_keys(old.summary, old.body))
+    assert slot_change("Take at least two days of training per quarter.",
+                       "I want you to take at least seven days off per year.") is None
+
+
+def test_a_role_named_first_an_act_replaced_before_the_instruction_and_a_thing_avoided_after_a_colon() -> None:
+    # "day-to-day communication and project collaborations": what a team talks in, named first
+    change = slot_change("Going forward, use Mattermost for your day-to-day communication and project collaborations.",
+                         "From now on, let's make Zulip our primary means of communication.")
+    assert change is not None and "'Zulip' -> 'Mattermost'" in change.reason()
+    # "Instead of encouraging it only on special occasions, ...": the act replaced is no part of the slot
+    change = slot_change("So, moving forward, I want to limit working from home to once a week at most.",
+                         "Instead of encouraging it only on special occasions, we now recommend that everyone works "
+                         "from home a maximum of twice a week.")
+    assert change is not None and "'twice' -> 'once'" in change.reason()
+    # "avoid entirely: setting up CI/CD pipelines": the thing follows the colon, still avoided
+    change = slot_change("Now, I want to emphasize the importance of always setting up CI/CD pipelines for your projects.",
+                         "There's one key area I want you to avoid entirely: setting up CI/CD pipelines.")
+    assert change is not None and "'never ci/cd pipeline' -> 'do ci/cd pipeline'" in change.reason()
+    # a second channel for another role (alerts) still stands beside the team's chat
+    assert slot_change("We also use Mattermost for deploy alerts.", "From now on, let's make Zulip our primary means "
+                       "of communication.") is None
+
+
+def test_a_tool_to_get_familiar_with_or_focus_on_for_a_role_is_taken_up() -> None:
+    change = slot_change("We mostly use email for daily tasks, but for video calls, I want you to familiarize yourself "
+                         "with Webex.", "Listen, I want you to start using Jitsi for your video calls.")
+    assert change is not None and "'Jitsi' -> 'Webex'" in change.reason()
+    change = slot_change("Now, I want you to focus on a specific coding assistant called Tabnine.",
+                         "First, I want you to start using Codeium as your coding assistant.")
+    assert change is not None and "'Codeium' -> 'Tabnine'" in change.reason()
+    # one installed and looked at beside the other is added, not taken up in its place
+    assert slot_change("Install Webex on your system and familiarize yourself with the platform.",
+                       "Listen, I want you to start using Jitsi for your video calls.") is None
