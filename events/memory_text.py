@@ -20,11 +20,12 @@ _ESCAPES = (("\\n", "\n"), ('\\"', '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;",
 #: An echo of context a hook injected: memory tags and attributes, hook output keys.
 ECHO = re.compile(r"(?:<|&lt;)/?memory[\w-]*\b|\bnamespace=\\*[\"']|hookSpecificOutput|additionalContext"
                   r"|(?:<|&lt;)/?(?:summary|preview|related_memories)>")
-_BLOCK_MARK = re.compile(r"^\s*`?\s*[▶★]\s*[\w -]*?─+`?\s*")
+#: Written so that no two parts can match the same blank run: a line of 20,000 spaces is read in linear time.
+_BLOCK_MARK = re.compile(r"^\s*(?:`\s*)?[▶★]\s*(?:[\w-][\w -]*?)?─+`?\s*")
 _RULE = re.compile(r"^\s*`?[─━═—-]{3,}`?\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE = re.compile(r"^\s*\|")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)")  # closing hashes: `_heading_text`, not a backtracking regex
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INLINE = re.compile(r"\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -47,6 +48,11 @@ class Title:
 
     text: str
     readable: bool
+
+
+def _heading_text(text: str) -> str:
+    """A heading's text without its closing hashes ("Title ##" -> "Title")."""
+    return text.rstrip().rstrip("#").rstrip()
 
 
 def unescape(text: str) -> str:
@@ -101,7 +107,7 @@ def prose_lines(text: str) -> list[tuple[str, bool]]:
         line = _BLOCK_MARK.sub("", raw)
         heading = _HEADING.match(line)
         if heading:
-            line = heading.group(1)
+            line = _heading_text(heading.group(1))
         line = _INLINE.sub("", _BULLET.sub("", line)).strip()
         if line:
             out.append((line, heading is not None))

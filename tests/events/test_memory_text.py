@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memactors.events.memory_text import TITLE_CHARS, display_title, is_echo, markup_share, sentences
+from memactors.events.memory_text import TITLE_CHARS, display_title, is_echo, markup_share, prose_lines, sentences
 
 BLOCK_SUMMARY = ("▶ decision ──────────────────────────── Run the indexer as a detached subprocess instea...")
 BLOCK_BODY = ("Run the indexer as a detached subprocess instead of a thread\n"
@@ -57,3 +59,12 @@ def test_a_title_is_never_longer_than_100_characters_nor_cut_marked_when_readabl
     assert len(title.text) <= TITLE_CHARS and "\n" not in title.text
     if title.readable:
         assert not title.text.startswith(("...", "…"))
+
+
+def test_a_heading_or_block_marker_followed_by_a_long_blank_run_is_read_in_linear_time() -> None:
+    # Hostile or broken captures: each took seconds (the heading cubic, the marker quadratic in the blanks).
+    for text in ("# Retry policy" + " " * 1_000 + "x", "▶" + " " * 5_000 + "x", "` " + " " * 5_000 + "▶ x"):
+        start = time.perf_counter()
+        prose_lines(text), markup_share(text), display_title(text, text)
+        assert time.perf_counter() - start < 0.5, text[:20]
+    assert prose_lines("## Retry policy ##") == [("Retry policy", True)] and prose_lines("# C#") == [("C", True)]
