@@ -1,9 +1,9 @@
 """Benchmark: what one long hostile turn costs the offline proposer: a user line of rule words with no sentence
-end, and an assistant turn with no spaces (one word of 4,000, 8,000 and 16,000 characters; a turn is read to
-TURN_CHARS, 16,000).
+end, an assistant turn with no spaces (one word of 4,000, 8,000 and 16,000 characters; a turn is read to
+TURN_CHARS, 16,000), and a user's stressed rule holding a run of as many dots.
 
 `python bench/capture_hostile_bench.py` — seconds per `propose` call for user lines of 25, 50 and 100 KB and
-assistant words of 4, 8 and 16 thousand characters (near-linear: each should cost about twice the one before).
+assistant words and runs of dots of 4, 8 and 16 thousand characters (near-linear: each should cost about twice the one before).
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ def main() -> None:
         started = time.perf_counter()
         propose([turn])
         seconds[f"assistant {size // 1000} K chars, no spaces"] = round(time.perf_counter() - started, 3)
+    for size in (4_000, 8_000, 16_000):  # issue 33: a clause's word pattern backtracked over a run of dots
+        turn = SessionTurn("u2", "user", "the build must NEVER use " + "." * (size - 100) + " x", 1)  # within TURN_CHARS
+        started = time.perf_counter()
+        propose([turn])
+        seconds[f"user stress, {size // 1000} K dots"] = round(time.perf_counter() - started, 3)
     print(json.dumps(seconds) if args.json else "  ".join(f"{k}: {v} s" for k, v in seconds.items()))
 
 

@@ -866,34 +866,26 @@ _STRESS_END = re.compile(r"\s*(?:,|;|\s[—–-]\s|\sand\s+(?:i'?ll|ill|i\s+will
                          re.IGNORECASE)
 #: How the work stands at this moment or what just happened to it, not what holds in 30 days: a time word ("still",
 #: "again", "anymore", "since your last change", "currently"), the present in progress ("is NOT working", "are ONLY
-#: showing"), or what someone just did ("you removed ALL my comments", "i tried it"): a report or a complaint.
-_NOW = (r"\b(?:still|again|anymore|any\s+more|no\s+longer|currently|right\s+now|at\s+the\s+moment|"
-        r"since\s+(?:your|my|the|our|last|then|yesterday|this))\b"
-        r"|\b(?:is|are|was|were|am|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:(?:not|only|still|just|now|also|even|never|all)\s+)*"
-        r"(?!(?:thing|string|nothing|something|anything|everything|setting|spring|during|morning|evening|padding|"
-        r"heading|ceiling|king|ring|sibling|pending|missing)\b)[a-z]{2,}ing\b")
-_AT_THIS_MOMENT = re.compile(_NOW + r"|^(?:i|you|we|it|they|he|she)\s+(?:(?:just|already|then|also|\w+ly)\s+)?(?:\w+ed|did|"
-                             r"didn'?t|broke|made|wrote|took|got|left|ran|went|put|set|forgot|lost|gave|saw)\b",
-                             re.IGNORECASE)
-#: What a thing is doing at this moment ("port 8090 is serving plain HTTP", "Docker isn't parsing the flag", "the
-#: server still returns 500"): the state of the session's debugging, not how the thing behaves (which holds in 30
-#: days: "The Docker image expects the full ttyd command").
-_DOING_NOW = re.compile(_NOW, re.IGNORECASE)
-
-
-#: The agent's own slip or the user's step still to take, as a cause ("The problem was my regex", "The problem is that
-#: I forgot to export it", "The issue is that you haven't set the API key"): about the session's people, not the
-#: project ("your org has a 10K tokens/min limit" is the project's).
-_SESSION_SLIP = re.compile(r"\b(?:i|i'?ve|i'?d|i'?m|my|me|myself)\b(?!['’]s)|\byou\s+(?:haven'?t|have\s+not|didn'?t|did\s+not|"
-                           r"forgot|need\s+to|still\s+need|must|should|have\s+to)\b", re.IGNORECASE)
-
-
-def _doing_now(sentence: str) -> bool:
-    """Whether the finding `sentence` states (its head: an aside or a consequence after ", which", "(", ";" or a dash
-    only explains it) is what a thing is doing at this moment (`_DOING_NOW`), or a slip of the session's people
-    (`_SESSION_SLIP`)."""
-    head = re.split(r"\s\(|,\s+which\b|;|\s[—–]\s", sentence, maxsplit=1)[0]
-    return bool(_DOING_NOW.search(head) or _SESSION_SLIP.search(re.sub(r"`[^`]*`", "", head)))
+#: showing"), or what someone just did ("you removed ALL my comments", "i tried it"): a report or a complaint. Read
+#: only in a clause whose subject is not the team: "we are NOT using Redux", "we're NOT supporting IE11 anymore" and
+#: "we agreed that deploys happen ONLY on Tuesdays" are decisions.
+_AT_THIS_MOMENT = re.compile(
+    r"\b(?:still|again|anymore|any\s+more|no\s+longer|currently|right\s+now|at\s+the\s+moment|"
+    r"since\s+(?:your|my|last|then|yesterday))\b"
+    r"|\b(?:is|are|was|were|am|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:(?:not|only|still|just|now|also|even|never|all)\s+)*"
+    r"(?!(?:thing|string|nothing|something|anything|everything|setting|spring|during|morning|evening|padding|"
+    r"heading|ceiling|king|ring|sibling|pending|missing)\b)[a-z]{2,}ing\b"
+    r"|^(?:i|you|it|they|he|she)\s+(?:(?:just|already|then|also|\w+ly)\s+)?(?:\w+ed|did|didn'?t|broke|made|wrote|"
+    r"took|got|left|ran|went|put|set|forgot|lost|gave|saw)\b", re.IGNORECASE)
+#: A clause the team is the subject of: what it decided, whatever its tense.
+_TEAM_SUBJECT = re.compile(r"^(?:(?:so|but|and|also|ok(?:ay)?|now)[,\s]+)?(?:we|we're|we've|we'll|our\s+team|the\s+team)\b",
+                           re.IGNORECASE)
+#: The words of a clause, a dotted name ("v2.1", "next.config.js") as one: linear in any run of dots.
+_CLAUSE_WORD = re.compile(r"[\w']+(?:\.+[\w']+)*")
+#: A time word of the moment in an agent's "X is A, not B" ("The login form is working now, not throwing errors
+#: anymore"): a state against the one before, not a distinction that holds.
+_STATE_AGAINST_BEFORE = re.compile(r"\b(?:now|still|again|anymore|any\s+more|no\s+longer|currently|right\s+now)\b",
+                                   re.IGNORECASE)
 #: What leads the clause in and says nothing: "pls", "so", "however".
 _STRESS_LEAD = re.compile(r"^(?:(?:pls|plz|please|so|however|but|and|also|ok(?:ay)?|then|now)\b[,\s]*)+",
                           re.IGNORECASE)
@@ -920,11 +912,11 @@ def _stressed(turn: SessionTurn, made: list[RawProposal]) -> list[RawProposal]:
             clause = _STRESS_LEAD.sub("", piece[start:end.start() if end else len(piece)].strip())
             before = piece[:start].rstrip(" ,;:—–-")
             before = _STRESS_LEAD.sub("", before[before.rfind(", ") + 2 if ", " in before else 0:])
-            if clause in seen or _AT_THIS_MOMENT.search(clause):
+            if clause in seen or _AT_THIS_MOMENT.search(clause) and not _TEAM_SUBJECT.match(clause):
                 continue  # said again, or how the work stands now: "the button is NOT working after the refresh"
             seen.add(clause)
-            words = set(re.findall(r"[\w'.]+(?<!\.)", clause.casefold()))
-            if any((said := set(re.findall(r"[\w'.]+(?<!\.)", p.summary.casefold()))) <= words or words <= said
+            words = set(_CLAUSE_WORD.findall(clause.casefold()))
+            if any((said := set(_CLAUSE_WORD.findall(p.summary.casefold()))) <= words or words <= said
                    for p in made + found):
                 continue  # a cue of `_user` read it already, or read the sentence it is part of
             sayings = [f"{before}, {clause[:1].lower()}{clause[1:]}"] if _CONDITION.match(before) else []
@@ -1179,11 +1171,16 @@ _CAPABILITY = re.compile(
     r"also)\s+)?(?:be\s+able\s+to\s+)?(?!be\b|feel\b|know\b|understand\b|trust\b|enjoy\b)[a-z]+", re.IGNORECASE)
 
 
+#: "Users should be able to log in now", "... to see it", "... to do this too": what to expect after this session's
+#: change, or a requirement that names nothing of its own.
+_POINTS_BACK_OR_NOW = re.compile(r"\b(?:now|too|it|this|that|these|those|them)\b", re.IGNORECASE)
+
+
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
     if made and _CAPABILITY.match(made.summary) and not _EXAMPLE.match(made.summary) \
-            and not _WORK_STEP.search(made.summary):
+            and not _WORK_STEP.search(made.summary) and not _POINTS_BACK_OR_NOW.search(made.summary):
         return made  # what users can do names the product's behaviour: something a later session can check
     if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
         return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
@@ -1273,7 +1270,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "",
     if _USER_RULE.match(sentence) or anywhere and _NAMING_ANYWHERE.match(sentence):
         if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
-        if _EXPECTED.search(sentence) and not _CAPABILITY.match(sentence) or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
+        required = _CAPABILITY.match(sentence) and not _POINTS_BACK_OR_NOW.search(sentence)
+        if _EXPECTED.search(sentence) and not required \
+                or _TASK_TURN.search(turn.text) and _SPEC_OF_TASK.search(sentence) \
                 and not _BINDING.search(sentence) and not _QUOTED_VALUE.search(sentence):
             return False
         rule = re.search(r"\b(?:always|never|must|should|shall|don'?t|do\s+not|only)\b", sentence, re.IGNORECASE)
@@ -1308,13 +1307,13 @@ def _agent_sentence(sentence: str, rest: str, turn: SessionTurn, names: frozense
             and not _ASKS_BACK.search(rest) \
             and (_SPECIFIC.search(sentence) or any(n in sentence for n in names)):
         namespace, statement, cue = "decisions", sentence[choice.end():], "agent choice"
-    elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence) and not _doing_now(sentence):
+    elif _REASON_LEAD.match(sentence) and not _NOT_KEPT.search(sentence):
         lead = _REASON_LEAD.match(sentence)
         namespace, statement, cue = "learnings", sentence[lead.end():], "agent reason"
         owner = re.match(r"^(.+?)(?:['’]s?)?\s+(?:docs|documentation)\b", lead.group(0), re.IGNORECASE)
         if owner:  # the documented tool stays named: "Render: persistent disks require a paid instance type"
             statement = f"{owner.group(1)}: {statement}"
-    elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence) and not _AT_THIS_MOMENT.search(sentence):
+    elif _CONTRAST.match(sentence) and not _NOT_KEPT.search(sentence) and not _STATE_AGAINST_BEFORE.search(sentence):
         namespace, statement, cue = "learnings", sentence, "agent contrast"
     else:
         return None
@@ -1469,21 +1468,11 @@ def _run_report(sentence: str) -> bool:
     return not (every and _ON_CONDITION.search(sentence, every.end()))
 
 
-#: An edit said in the passive, its doer left out: the session's own work ("The `TranscriptRenderer` alias was
-#: removed since ...", "the import got deleted"), which the diff says.
-_EDITED = re.compile(r"\b(?:was|were|has\s+been|have\s+been|had\s+been|got)\s+(?:(?:just|also|accidentally|already|"
-                     r"mistakenly)\s+)?(?:removed|added|renamed|updated|deleted|created|moved|replaced|changed|fixed|"
-                     r"refactored|rewritten|extracted|merged|reverted|dropped|commented\s+out|overwritten|edited)\b",
-                     re.IGNORECASE)
-
-
 def _found_before_fix(sentence: str, rest: str, names: frozenset[str]) -> bool:
     """Whether `sentence` is what the agent found just before it fixes it (the next sentence acts on it): a named
     thing's state or behaviour ("The `create-next-app` created its own `.git` inside `frontend/`. Let me remove
-    it"), not the work of the moment (nor an edit of it said in the passive: `_EDITED`), a run's report, a need,
-    or narration."""
+    it"), not the work of the moment, a run's report, a need, or narration."""
     return bool(rest and _FIX_NEXT.match(rest) and not sentence.endswith(":") and not _NOT_KEPT.search(sentence)
-                and not _EDITED.search(sentence)
                 and not _NO_FINDING_LEAD.match(sentence) and not _MOMENT_SUBJECT.match(sentence)
                 and not _run_report(sentence) and _FINDING.match(sentence)
                 and (_SPECIFIC.search(sentence) or any(n in sentence for n in names))
@@ -1519,12 +1508,12 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
         elif _AGENT_LEARNING.match(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75,
                              cue="agent learning")
-        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence) and not _doing_now(sentence):
+        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence):
             if sentence.endswith(":"):  # "X needs Y so Z can ...:" before the code that shows it
                 sentence = sentence.rstrip(":").rstrip() + "."
             made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,
                              actionability=0.75, cue="agent cause")
-        elif _found_before_fix(sentence, rest, names) and not _doing_now(sentence):
+        elif _found_before_fix(sentence, rest, names):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.7, cue="agent finding")
         else:
             continue

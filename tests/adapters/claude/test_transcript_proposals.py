@@ -326,16 +326,6 @@ def test_a_stressed_clause_already_read_as_part_of_a_users_rule_is_not_proposed_
     assert _summaries(w, tmp_path) == ["The invoices must NEVER be deleted, only archived."]
 
 
-def test_what_a_thing_is_doing_at_this_moment_is_no_finding_how_it_behaves_is(tmp_path: Path) -> None:
-    w = SessionWriter("0b6c1c1e-e036-4a52-9a57-6d9a1b3ce036")
-    w.user("The export job hangs again, can you look?")
-    w.assistant("The problem is that the worker is retrying the export job without any backoff.\n\n"
-                "The `cron` container is trying to run `-c` as its command. Let me fix the entrypoint.")
-    w.user("And the import job?")
-    w.assistant("The problem is that the worker retries a failed import job without any backoff.")
-    assert _summaries(w, tmp_path) == ["The problem is that the worker retries a failed import job without any backoff."]
-
-
 def test_never_mind_takes_a_word_back_and_asks_for_nothing(tmp_path: Path) -> None:
     w = SessionWriter("0b6c1c1e-e037-4a52-9a57-6d9a1b3ce037")
     w.user("Never mind, revert that.")
@@ -350,27 +340,9 @@ def test_what_a_kind_of_user_must_be_able_to_do_is_a_requirement_what_you_should
     w.assistant("I can see it.")
     w.user("Good. Users should be able to export their bookings as a CSV file. And users should feel welcome on the "
            "landing page.")
+    w.assistant("Done.")
+    w.user("I deployed it, users should be able to log in now. Admins should be able to see it too.")
     assert _summaries(w, tmp_path) == ["Users should be able to export their bookings as a CSV file."]
-
-
-def test_a_slip_of_the_agent_or_a_step_the_user_has_yet_to_take_is_no_cause_to_keep(tmp_path: Path) -> None:
-    w = SessionWriter("0b6c1c1e-e039-4a52-9a57-6d9a1b3ce039")
-    w.user("The import still fails.")
-    w.assistant("The problem was my regex for the header row. Let me fix it.")
-    w.user("And now the upload?")
-    w.assistant("The issue is that you haven't set the bucket name in the settings yet.")
-    w.user("And the dates?")
-    w.assistant("The problem was the default locale of the CSV parser. Let me fix it.")
-    assert _summaries(w, tmp_path) == ["The problem was the default locale of the CSV parser."]
-
-
-def test_an_edit_said_in_the_passive_is_the_sessions_own_work_not_a_finding(tmp_path: Path) -> None:
-    w = SessionWriter("0b6c1c1e-e040-4a52-9a57-6d9a1b3ce040")
-    w.user("It does not compile.")
-    w.assistant("The `ReportRenderer` alias was removed since it came from the old alias group. Let me add it back.")
-    w.user("And the warning?")
-    w.assistant("The `ReportRenderer` alias shadows the `Report` module. Let me rename it.")
-    assert _summaries(w, tmp_path) == ["The ReportRenderer alias shadows the Report module."]
 
 
 def test_a_decision_word_inside_a_compound_name_does_not_make_a_spec_heading_a_decision_section(tmp_path: Path) -> None:
@@ -383,3 +355,28 @@ def test_a_decision_word_inside_a_compound_name_does_not_make_a_spec_heading_a_d
            "- **Queue**: Redis streams\n"
            "- **API**: FastAPI\n")
     assert _summaries(w, tmp_path) == ["Architecture: Queue Redis streams, API FastAPI."]
+
+
+def test_a_cause_that_holds_is_kept_whatever_its_tense_or_time_word(tmp_path: Path) -> None:
+    # how a tool or library behaves, said with "still", "currently", "no longer", the progressive, a generic "you"
+    # or a change in a named version, is a lesson for the next session
+    causes = ["The problem is that the bundler still resolves two copies of react.",
+              "The issue is that Node 18 no longer ships the punycode module.",
+              "The issue is that Next.js is caching the fetch response by default.",
+              "The issue is that you need to restart the dev server after changing the env file.",
+              "The issue is that the I/O thread blocks on the DNS lookup."]
+    w = SessionWriter("0b6c1c1e-e041-4a52-9a57-6d9a1b3ce041")
+    for cause in causes:
+        w.user("It fails again.")
+        w.assistant(cause)
+    assert _summaries(w, tmp_path) == causes
+
+
+def test_a_stressed_decision_of_the_team_is_kept_whatever_its_tense(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e042-4a52-9a57-6d9a1b3ce042")
+    w.user("we are NOT using Redux in this project, stick to zustand")
+    w.assistant("Understood.")
+    w.user("the button is NOT working after the refresh")
+    assert any("Redux" in s for s in _summaries(w, tmp_path))
+    assert not any("button" in s for s in _summaries(w, tmp_path))
+
