@@ -1,9 +1,11 @@
 """The quality signal of a memory: a pure, explainable function of its own content, computed on read.
 
-quality = auto_captured · cut · unreadable · echo · (1 − markup_weight · markup_share) · information,
+quality = auto_captured · (cut or narration) · unreadable · echo · (1 − markup_weight · markup_share) · information,
 each factor in [0, 1] and 1 when it does not apply:
 - auto_captured: the plugin's hooks wrote it (tag `auto-captured`);
 - cut: it is a window cut from a transcript (summary and body start or end with `...`);
+- narration: its prose only announces the agent's next step around guesses or courtesies ("The fix is likely to
+  add X. Let me update the config:"): it settles nothing, so it weighs as a cut window (`cut` weight, once);
 - unreadable: no complete sentence or statement anywhere (its title is the bare fragment);
 - echo: it holds a copy of context a hook injected (memories of memories);
 - markup_share: share of its text in code, tables, rules, block markers;
@@ -22,7 +24,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from memactors.events.memory_text import Title, display_title, is_cut, is_echo, markup_share, prose_lines
+from memactors.events.memory_text import (Title, display_title, is_cut, is_echo, markup_share, narrates_only,
+                                          prose_lines)
 from memactors.events.threat_screen import ThreatLevel, highest
 
 AUTO_CAPTURED_TAG = "auto-captured"
@@ -67,6 +70,7 @@ class ContentTraits(NamedTuple):
     markup_share: float
     information_words: int
     threat: str = "none"
+    narration: bool = False
 
 
 class Quality(NamedTuple):
@@ -97,7 +101,7 @@ def content_traits(*, summary: str, body: str, tags: Sequence[str] = ()) -> Cont
     threat, _pattern = highest(summary, body)
     return ContentTraits(
         title=title.text, readable=title.readable and not threat.blocks, auto_captured=AUTO_CAPTURED_TAG in tags,
-        cut=cut, threat=threat.value,
+        cut=cut, threat=threat.value, narration=narrates_only(summary, body, body_lines),
         echo=is_echo(summary) or is_echo(body), markup_share=round(markup_share(body if body.strip() else summary), 3),
         information_words=len(set(_WORDS.findall(text.lower()))),
     )
@@ -107,7 +111,7 @@ def quality_score(policy: Weights, traits: ContentTraits) -> float:
     """The product of the factors under `policy`, in [0, 1]."""
     score = 1.0
     score *= policy.auto_captured if traits.auto_captured else 1.0
-    score *= policy.cut if traits.cut else 1.0
+    score *= policy.cut if traits.cut or traits.narration else 1.0
     score *= 1.0 if traits.readable else policy.unreadable
     score *= policy.echo if traits.echo else 1.0
     score *= 1.0 - policy.markup_weight * traits.markup_share

@@ -161,6 +161,44 @@ def sentences(text: str, lines: list[tuple[str, bool]] | None = None) -> list[st
     return found
 
 
+#: The agent announcing its next step ("Let me update the collector config:", "Now I'll run the tests").
+_NEXT_STEP = re.compile(
+    r"^(?:(?:now|next|first|then|so|ok|okay|great|perfect|excellent|good|alright)[,!.]?\s+)?"
+    r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+need\s+to|we'll"
+    r"|we\s+need\s+to)\b", re.IGNORECASE)
+#: A guess, not a finding ("The fix is likely to add ...", "The task may have completed", "I suspect").
+_GUESS = re.compile(
+    r"\b(?:likely|probably|possibly|perhaps|maybe|might|(?:may|could)\s+(?:be|have|not)|i\s+(?:think|suspect"
+    r"|guess|believe)|seems?|appears?\s+to|not\s+sure)\b", re.IGNORECASE)
+#: A courtesy to the user ("You're absolutely right", "I apologize for the confusion"): nothing about the work.
+_COURTESY = re.compile(
+    r"^(?:(?:you're|you\s+are)\s+(?:absolutely\s+|completely\s+|quite\s+)?right|i\s+apologi[sz]e|sorry"
+    r"|my\s+apologies|thanks|thank\s+you|understood|got\s+it|good\s+(?:catch|point|question))\b", re.IGNORECASE)
+
+
+def narrates_only(summary: str, body: str, body_lines: list[tuple[str, bool]] | None = None) -> bool:
+    """True when the prose announces the agent's next step ("Let me update the collector config:") around guesses
+    or courtesies that pass for statements ("The fix is likely to ..."), and states no fact, decision or result.
+    `body_lines` are `prose_lines(body)` when the caller has them already."""
+    lines = prose_lines(body) if body_lines is None else body_lines
+    if summary.strip() and not is_cut(summary):
+        lines = [*lines, *prose_lines(summary)]
+    narrates = hedges = False  # bare narration is unreadable already (`chatter`): only a hedged one passes
+    for line, _heading in lines:
+        for part in _SENTENCE_END.split(line):
+            said = chatter(part)
+            if said == "narration":
+                if _NEXT_STEP.match(part.strip()):
+                    narrates = True
+                elif len(part.split()) >= 4:  # "I've updated the hook to retry" may report a result
+                    return False
+            elif said is None:
+                if not _COURTESY.match(part.strip()) and not _GUESS.search(part):
+                    return False
+                hedges = True
+    return narrates and hedges
+
+
 def _fit(text: str) -> str:
     text = flat(text)
     if len(text) <= TITLE_CHARS:

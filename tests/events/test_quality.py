@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memactors.adapters.runtime.settings import Settings
-from memactors.events.quality import QualityPolicy, assess
+from memactors.events.quality import WELL_FORMED, QualityPolicy, assess, asserts
 from memactors.events.retention import RetentionPolicy, reference_time, score, tier_for
 from memactors.events.tier import Tier
 
@@ -29,6 +29,43 @@ def test_each_factor_is_reported_and_an_explicit_capture_scores_one() -> None:
     assert window.traits.auto_captured and window.traits.cut and window.readable and window.score <= 0.85 * 0.35
     assert echo.traits.echo and not echo.readable and echo.score < 0.05
     assert explicit.as_json()["title"] == "Run the indexer as a subprocess" and explicit.as_json()["score"] == 1.0
+
+
+# Real memories of the git-notes-memory plugin's public store (refs/notes/mem/*), as its hooks captured them.
+NARRATION = [
+    ("The fix is likely to add `resource_to_telemetry_conversion` setting. Let me update the collector ...",
+     "The fix is likely to add `resource_to_telemetry_conversion` setting. Let me update the collector config:",
+     AUTO),
+    ("The task may have completed quickly. Let me directly read the key files in the codebase to unders...",
+     "The task may have completed quickly. Let me directly read the key files in the codebase to understand the "
+     "patterns:", AUTO),
+    ("Understood. I apologize for the confusion earlier. Let me update the CI workflow with the wildcard p",
+     "Understood. I apologize for the confusion earlier. Let me update the CI workflow with the wildcard pattern:",
+     ()),
+]
+
+
+def test_an_agent_narrating_its_next_step_or_guessing_states_nothing_and_does_not_assert() -> None:
+    for summary, body, tags in NARRATION:
+        quality = assess(QualityPolicy(), summary=summary, body=body, tags=tags)
+        assert quality.traits.narration and quality.readable, summary
+        assert quality.score < WELL_FORMED and not asserts(quality.score, quality.readable, summary), summary
+
+
+def test_a_statement_followed_by_the_agents_next_step_keeps_its_score() -> None:
+    config = ("The config works but found a few issues. Let me refine it to handle the lazy `__getattr__` pattern and "
+              "remove the non-existent `stubPath`:")
+    stated = [  # the same store (summary, body, tags): a finding, then "Let me ..."; and the issue's own shape
+        ("The spec is still in `active/`, not `completed/`. Let me check what's missing:",
+         "The spec is still in `active/`, not `completed/`. Let me check what's missing:", AUTO, 0.85),
+        (config[:100], config, (), 1.0),
+        ("Root cause: the collector adds service.name a second time. Let me fix it:",
+         "Root cause: the collector adds service.name a second time. Let me fix it:", (), 1.0),
+    ]
+    for summary, body, tags, score in stated:
+        quality = assess(QualityPolicy(), summary=summary, body=body, tags=tags)
+        assert not quality.traits.narration and quality.score == score, body
+        assert asserts(quality.score, quality.readable, summary), body
 
 
 @given(days=st.floats(min_value=0, max_value=3000), uses=st.integers(min_value=0, max_value=10_000),
