@@ -20,10 +20,10 @@ from memactors.events.quality import ContentTraits, content_traits
 
 TRAITS_FILE = "content-traits.json"
 #: Bumped whenever what `content_traits` computes changes, so old answers are not reused.
-TRAITS_VERSION = 3
+TRAITS_VERSION = 4
 _FIELDS = ContentTraits._fields
 #: The JSON types of a row as `save` writes it (a share of 0 or 1 may come back as an int).
-_ROWS = {(str, bool, bool, bool, bool, share, int, str) for share in (float, int)}
+_ROWS = {(str, bool, bool, bool, bool, share, int, str, bool) for share in (float, int)}
 
 
 class TraitsCache:

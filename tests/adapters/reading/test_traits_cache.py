@@ -46,3 +46,15 @@ def test_a_corrupt_or_foreign_file_is_an_empty_cache(tmp_path: Path) -> None:
     for junk in ("{not json", '{"version": 1, "fields": ["title"], "traits": {}}', "[1, 2]", wrong_row):
         (tmp_path / TRAITS_FILE).write_text(junk)
         assert TraitsCache(tmp_path).traits([B])[B.key].title == B.summary
+
+
+def test_a_saved_row_is_read_back_not_computed_again(tmp_path: Path) -> None:
+    # every field of ContentTraits must be one the file's rows are checked for, or every row is dropped on load
+    first = TraitsCache(tmp_path)
+    first.traits([B])
+    first.save()
+    document = json.loads((tmp_path / TRAITS_FILE).read_text())
+    document["traits"][B.key][0] = "read from the file"
+    (tmp_path / TRAITS_FILE).write_text(json.dumps(document))
+    assert TraitsCache(tmp_path).traits([B])[B.key].title == "read from the file"
+
