@@ -6,10 +6,9 @@ project management tool" after "use Jira ..."; "take a break every 60 minutes" a
 two statements with the same frame and different values are one slot changed, when the slot holds one value:
 
 - the value: a quoted token ('_xt', `ruff`), a name (Asana, Google Meet, PyCharm), a number with its unit or in
-  words (twice a week), how much time off is taken (at least half of your vacation days), or what is used "as the
-  X" / "for X" (a macbook as the main computer). A rule with no value has its polarity (always / never; "discourage",
-  "Do not ...") for value: turned round, it is changed (said with a little more of where it applies, "for your
-  Python code", or of when or how, "whenever you write code", it is the same rule);
+  words (twice a week), or what is used "as the X" / "for X" (a macbook as the main computer). A rule with no value
+  has its polarity (always / never) for value: turned round, it is changed (said with a little more of where it
+  applies, "for your Python code", it is the same rule);
 - the frame: the statement's content words without the value, without what only says "this is an instruction"
   (from now on, going forward, I'd like you to, make sure, always), without a lead-in before the instruction
   ("It matters that ..., so"), and without the reason or remark after it ("so that ...", "regardless of ...");
@@ -84,8 +83,7 @@ _COUNT_UNITS = frozenset(words("time times day days"))
 #: "use a macbook as the main computer", "use Zoom for video calls": what is used, and its role.
 _USE = (r"(?:use|uses|used|using|utiliz\w*|utilis\w*|employ(?:s|ed|ing)?\b|adopt\w*|pick|choose|go\s+with|stick\s+with|"
         r"switch(?:ing)?\s+to|mov(?:e|ing)\s+to|standardiz\w*\s+on|standardis\w*\s+on|settl\w*\s+on|rely\s+on|"
-        r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?|roll(?:ing|ed)?\s+out|"
-        r"familiari[sz]e\s+yourself\s+with)")
+        r"transition(?:ing)?\s+to|(?:made|make)\s+the\s+switch\s+to|set\s+up(?:\s+with)?|roll(?:ing|ed)?\s+out)")
 _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)\s+(?:as|for)\s+"
                    r"(?P<role>[^,.;:!?]{3,60})", re.IGNORECASE)
 #: The role said first: "For project management, I'd like you to use Monday."
@@ -182,15 +180,11 @@ _OPENING = re.compile(r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|to\s+(?:t
                       r"finally|lastly|now|so|well|okay|ok|and|yes)\b[,\s]*)+", re.IGNORECASE)
 
 
-#: "Instead of encouraging it only on special occasions, we now ...": the act replaced, before the instruction.
-_INSTEAD_OF_DOING = re.compile(r"(?i)^instead\s+of\s+\w+ing\b[^,]{0,60},\s+(?=\S)")
-
-
 def _without_lead_in(text: str) -> str:
     """`text` from where its instruction begins: openers ("Firstly,") out, and what comes before a clause
     boundary when it names no value of its own (no quote, name or number) or the rest says it is a change
     ("We've used Jira, but going forward use Asana ..."): the lead-in's words are not the slot."""
-    text = _INSTEAD_OF_DOING.sub("", _OPENING.sub("", text))
+    text = _OPENING.sub("", text)
     if (called := _VOCATIVE.match(text)) is not None and called[1].lower() not in _KNOWN_TOOLS \
             and not called[1].lower().endswith("ly") and re.search(r"\byou\b", text, re.IGNORECASE):
         # "Jorge, I need you to ...": whom the rule is said to is no part of it ("Locally, we ..." is a scope)
@@ -389,8 +383,7 @@ _CALLED = re.compile(r"\b(?:an?|our|the)\s+(?:new\s+)?(?P<role>[a-z][a-z-]*(?:\s
                      r"(?:\s+(?:we|we're|that|which|i|you|they)\b[\w' ]{0,30})?,?\s+(?:called|named)\s+"
                      r"(?P<v>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*)")
 #: ... and said to be taken up, not only mentioned.
-_CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using|focus\s+on)\b",
-                            re.IGNORECASE)
+_CALLED_IN_USE = re.compile(rf"\b(?:{_USE}|adopt\w*|introduc\w*|switch\w*|start\w*\s+using)\b", re.IGNORECASE)
 #: A rule that holds only under a condition: the condition is its value ("only when necessary" / "only when asked").
 #: The condition itself: "necessary", "necessary or when asked", "the tests pass" (a few words, up to a joint).
 _CONDITION = (r"(?P<v>(?:it'?s\s+|it\s+is\s+|you'?re\s+|you\s+are\s+)?(?:truly\s+|really\s+|absolutely\s+|strictly\s+)?"
@@ -417,30 +410,6 @@ _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|
 #: What a place used is for, when it is for work itself ("use the quiet room for your work", "... to focus").
 _FOR_WORK = re.compile(r"^\W*(?:\w+\s+){0,5}?(?:for|to)\s+(?:(?:your|our|all|the)\s+)*(?:work|coding|code|focus)",
                        re.IGNORECASE)
-
-
-#: How much time off one takes: a bound, an amount (all, half, a number of days or weeks) and time off said in one
-#: of its names ("vacation days", "days off", "leave", "PTO").
-_TIME_OFF = re.compile(
-    r"(?i)\b(?P<bound>(?:at\s+least|at\s+most|a\s+minimum\s+of|a\s+maximum\s+of|no\s+more\s+than|no\s+less\s+than|"
-    r"up\s+to)\s+)?(?P<v>all|half|(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an)\s+"
-    r"(?P<unit>day|week)s?)\s+(?:of\s+)?(?:(?:your|the|our|their)\s+)?(?:(?:allocated|allotted|annual|yearly|paid|"
-    r"available)\s+)?(?:vacation|holiday|leave|pto|time\s+off|off)\b")
-_DAYS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-         "nine": 9, "ten": 10}
-
-
-def _time_off(found: re.Match) -> str:
-    """An amount of time off with its bound, in days ("at least a week" = "at least 7 days")."""
-    bound = " ".join(found["bound"].lower().replace("a minimum of", "at least").replace("no less than", "at least")
-                     .replace("a maximum of", "at most").replace("no more than", "at most").replace("up to", "at most")
-                     .split()) if found["bound"] else ""
-    if found["n"] is None:
-        amount = found["v"].lower()
-    else:
-        n = int(found["n"]) if found["n"].isdigit() else _DAYS[found["n"].lower()]
-        amount = f"{n * (7 if found['unit'].lower() == 'week' else 1)} days"
-    return f"{bound} {amount}".strip()
 
 
 def _works_there(place: re.Match, text: str) -> bool:
@@ -707,11 +676,6 @@ def slot_of(sentence: str) -> Slot | None:
         # "our version control system, Bitbucket", "a tool we use for project management: Monday"
         return Slot(frame=frozenset(called_role), value=named["v"], positive=positive,
                     exclusive=_ADDITIVE.search(said) is None, sentence=sentence, whole=_frame(said, []), role=True)
-    if (off := _TIME_OFF.search(text)) is not None and not _QUOTED.search(text):
-        # "take at least half of your vacation days", "seven days off per year", "all your allocated vacation
-        # time": how much time off one takes holds one amount, however the rest is said
-        return Slot(frame=frozenset({"time-off"}), value=_time_off(off), positive=positive, exclusive=True,
-                    sentence=sentence, whole=_frame(text, []))
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
     role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
@@ -906,8 +870,6 @@ _RULE_OBJECT = re.compile(
     r"is|are|was|were|will|can|should|might|may|that|which|this)\b)[A-Za-z][\w/-]*)?)", re.IGNORECASE)
 #: A rule said as a bare order not to ("Do not engage in pair programming ..."): given, not only mentioned.
 _IMPERATIVE_NOT = re.compile(r"(?i)^\W*(?:do\s+not|don'?t)\s+(?!you\b|we\b|i\b|they\b)")
-#: How fully a thing is avoided, said where the thing would be ("avoid entirely: ..."): no thing.
-_HOW_MUCH = frozenset("entirely completely altogether totally fully".split())
 _PRONOUN_OBJECT = frozenset("it them this that these those one ones everyone everybody people".split())
 #: Where the clause holding a rule's verb begins: its negation is said in it.
 _CLAUSE_START = re.compile(r"[,;:—–]\s*|\s+but\s+", re.IGNORECASE)
@@ -945,18 +907,12 @@ def rule_object(sentence: str) -> Slot | None:
     and "always use a VPN when working remotely" are one rule turned round. None for a pronoun or no such verb."""
     if len(sentence) > MAX_SENTENCE or not (_ASKED_FOR.search(sentence) or _IMPERATIVE_NOT.match(sentence)):
         return None
-    denied = False
     for m in _RULE_OBJECT.finditer(sentence):
         obj = frozenset(_undoubled(w) for w in words(m["obj"]))
-        clause = _CLAUSE_START.split(sentence[: m.start("obj")])[-1]  # the verb too: "stop using", "avoiding"
-        positive = _NEGATIVE.search(clause) is None and _NO_CIRCUMSTANCES.search(clause) is None
-        if m["obj"].split()[0].lower() in _HOW_MUCH:
-            # "one area I want you to avoid entirely: setting up CI/CD pipelines": the thing follows, still denied
-            denied = denied or not positive
-            continue
         if not obj or m["obj"].split()[0].lower() in _PRONOUN_OBJECT or obj <= _DIRECTIVE | _SCOPE_WORDS:
             continue
-        positive = positive and not denied
+        clause = _CLAUSE_START.split(sentence[: m.start("obj")])[-1]  # the verb too: "stop using", "avoiding"
+        positive = _NEGATIVE.search(clause) is None and _NO_CIRCUMSTANCES.search(clause) is None
         return Slot(frame=obj, value="", positive=positive, exclusive=True, sentence=sentence, whole=obj)
     return None
 
@@ -1064,12 +1020,6 @@ def _family(frame: frozenset[str]) -> str:
     return found[0] if len(found) == 1 else ""
 
 
-def _role_family(slot: Slot) -> str:
-    """The family of a role, or of the role named first ("day-to-day communication and project collaborations" is
-    what a team talks in), or ''."""
-    return _family(slot.frame) or (_family(slot.head) if slot.head else "")
-
-
 def _same_frame(a: Slot, b: Slot) -> bool:
     """One frame; or one role said more or less fully: the one's words in the other's, at least MIN_ROLE_WORDS
     of them, and the same place ("for testing in the legacy service" stays that service's slot)."""
@@ -1106,7 +1056,7 @@ def _same_frame(a: Slot, b: Slot) -> bool:
     plain_b = {w for w in b.frame if not w.startswith("in:")}
     if a.frame - plain_a != b.frame - plain_b:
         return False
-    if (family := _role_family(a)) and family == _role_family(b):  # "internal communication" / "chat"
+    if _family(a.frame) and _family(a.frame) == _family(b.frame):  # "internal communication" / "chat"
         return True
     if _tools_family(a, b):  # "Emacs as your main development environment" / "VSCode as your IDE"
         return True
@@ -1189,7 +1139,7 @@ def frame_keys(summary: str, body: str) -> tuple[frozenset[str], ...]:
             plain = sorted(w for w in slot.frame if not w.startswith("in:"))
             if slot.role and _initials(slot.frame):
                 keys.append(("acronym", frozenset({_initials(slot.frame)})))
-            if slot.role and (family := _role_family(slot)):  # "video conferencing" / "video calls"
+            if slot.role and (family := _family(slot.frame)):  # "video conferencing" / "video calls"
                 keys.append(("family", frozenset({family})))
             if family := _tool_family(slot):  # "GitHub as our main platform" / "GitLab as our VCS"
                 keys.append(("family", frozenset({family})))
