@@ -8,7 +8,8 @@ two statements with the same frame and different values are one slot changed, wh
 - the value: a quoted token ('_xt', `ruff`), a name (Asana, Google Meet, PyCharm), a number with its unit or in
   words (twice a week), or what is used "as the X" / "for X" (a macbook as the main computer). A rule with no value
   has its polarity (always / never) for value: turned round, it is changed (said with a little more of where it
-  applies, "for your Python code", it is the same rule);
+  applies, "for your Python code", it is the same rule; said for another place, "in integration tests" against
+  "in unit tests", it is another rule, which stands);
 - the frame: the statement's content words without the value, without what only says "this is an instruction"
   (from now on, going forward, I'd like you to, make sure, always), without a lead-in before the instruction
   ("It matters that ..., so"), and without the reason or remark after it ("so that ...", "regardless of ...");
@@ -886,6 +887,13 @@ _ASKED_FOR = re.compile(r"\b(?:always|never|please|make\s+sure|ensure|avoid\w*|r
 _TURNED_WORDS = frozenset(words("now forward going moving longer anymore instead"))
 
 
+def _rule_rest(sentence: str) -> str:
+    """What a sentence says after the thing its rule verb names, within its clause."""
+    for m in _RULE_OBJECT.finditer(sentence):
+        return _CLAUSE_START.split(sentence[m.end("obj"):])[0]
+    return ""
+
+
 def _rule_scope(sentence: str) -> tuple[bool, frozenset[str]]:
     """Whether a sentence's rule verb builds something (adopt, implement), and the words of where it applies."""
     for m in _RULE_OBJECT.finditer(sentence):
@@ -895,11 +903,34 @@ def _rule_scope(sentence: str) -> tuple[bool, frozenset[str]]:
     return False, frozenset()
 
 
+#: Words of when a rule applies that say nothing of where ("whenever you write code" / "when writing code").
+_WHEN_WORDS = frozenset(words("when whenever while wherever if you your we our write writing written wrote"))
+
+
+#: Where a rule applies is said after one of these ("in integration tests", "for the billing service"); "into your
+#: daily routine" or "with your colleagues" says how, not where.
+_RULE_PLACE = re.compile(r"(?i)\b(?:in|on|for|within|inside|across|under)\s+(?P<place>(?:(?!(?:in|on|for|with|into|to|when|"
+                         r"whenever|while|if|and|or|so|because|but|as)\b)[\w'-]+\s*){1,4})")
+_GENERAL_PLACES = frozenset(words("all any every each daily routine workflow day days time development programming "
+                                  "coding python"))
+
+
+def _scope_key(rest: str) -> frozenset[str]:
+    """Where a rule applies (the words after "in", "for", "on" ...), each by its first five letters ("writ",
+    "test"); general places ("all your projects", "your daily work", "your Python code") left out."""
+    found = {w for m in _RULE_PLACE.finditer(rest) for w in words(m["place"])}
+    return frozenset(w[:5] for w in found - _WHEN_WORDS - _DIRECTIVE - _SCOPE_WORDS - _TURNED_WORDS - _GENERAL_PLACES)
+
+
 def _same_scope(newer: str, older: str) -> bool:
-    """A rule to adopt or implement a thing turns another round only where both apply the same (one where's words
-    in the other's): "implement retries in the SDK" is a task of the SDK, not the gateway's rule."""
+    """A rule turns another round only where both apply the same (one where's words in the other's, or one said
+    for no place): "never use mocks in integration tests" leaves "always use mocks in unit tests" standing, and
+    "implement retries in the SDK" is a task of the SDK, not the gateway's rule."""
     (built_a, a), (built_b, b) = _rule_scope(newer), _rule_scope(older)
-    return not (built_a or built_b) or a <= b or b <= a
+    if built_a or built_b:
+        return a <= b or b <= a
+    a, b = _scope_key(_rule_rest(newer)), _scope_key(_rule_rest(older))
+    return a <= b or b <= a
 
 
 def rule_object(sentence: str) -> Slot | None:

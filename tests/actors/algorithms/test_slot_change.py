@@ -718,3 +718,16 @@ def test_a_workplace_gone_to_a_role_with_what_it_replaces_and_a_machine_for_deve
                        "Going forward, I'd like you to use a Windows laptop as your primary machine.") is None
     assert slot_change("From now on, use Zoom for video calls with the support team.",
                        "Going forward, use Google Meet for video calls.") is None
+
+
+def test_a_rule_turned_round_for_another_place_leaves_the_rule_standing() -> None:
+    # a rule and its exception, or one tool for two jobs: "not in integration tests" says nothing of unit tests
+    for newer, older in (("Do not use mocks in integration tests.", "Always use mocks in unit tests."),
+                         ("From now on, never use Redis for sessions.", "Always use Redis for caching."),
+                         ("Do not use f-strings in logging calls.", "Always use f-strings for string formatting."),
+                         ("Going forward, do not use Celery for email jobs.", "Use Celery for background jobs.")):
+        assert slot_change(newer, older) is None, newer
+    # said for no place, or for the same one, it is the same rule turned round
+    assert slot_change("From now on, never use a linter.", "Always use a linter for your Python code.") is not None
+    assert slot_change("From now on, never use mocks in integration tests.",
+                       "Always use mocks in the integration tests.") is not None
