@@ -1,6 +1,6 @@
 """Benchmark: what one long hostile turn costs the offline proposer: a user line of rule words with no sentence
 end, an assistant turn with no spaces (one word of 4,000, 8,000 and 16,000 characters; a turn is read to
-TURN_CHARS, 16,000), and a user's stressed rule holding a run of as many dots.
+TURN_CHARS, 16,000), a user's stressed rule holding a run of as many dots, and a heading followed by 1,000 to 4,000 blanks.
 
 `python bench/capture_hostile_bench.py` — seconds per `propose` call for user lines of 25, 50 and 100 KB and
 assistant words and runs of dots of 4, 8 and 16 thousand characters (near-linear: each should cost about twice the one before).
@@ -37,6 +37,11 @@ def main() -> None:
         started = time.perf_counter()
         propose([turn])
         seconds[f"user stress, {size // 1000} K dots"] = round(time.perf_counter() - started, 3)
+    for size in (1_000, 2_000, 4_000):  # issue 33: the heading pattern's closing-hash tail backtracked over blanks
+        turn = SessionTurn("a2", "assistant", "## Decisions" + " " * size + "x\n- Use pnpm for every install.", 1)
+        started = time.perf_counter()
+        propose([turn])
+        seconds[f"heading, {size // 1000} K blanks"] = round(time.perf_counter() - started, 3)
     print(json.dumps(seconds) if args.json else "  ".join(f"{k}: {v} s" for k, v in seconds.items()))
 
 

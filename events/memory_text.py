@@ -25,7 +25,7 @@ _BLOCK_MARK = re.compile(r"^\s*(?:`\s*)?[▶★]\s*(?:[\w-][\w -]*?)?─+`?\s*")
 _RULE = re.compile(r"^\s*`?[─━═—-]{3,}`?\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE = re.compile(r"^\s*\|")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)")  # closing hashes: `_heading_text`, not a backtracking regex
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)")  # closing hashes: `heading_text`, not a backtracking regex
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INLINE = re.compile(r"\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -50,7 +50,7 @@ class Title:
     readable: bool
 
 
-def _heading_text(text: str) -> str:
+def heading_text(text: str) -> str:
     """A heading's text without its closing hashes ("Title ##" -> "Title")."""
     return text.rstrip().rstrip("#").rstrip()
 
@@ -107,7 +107,7 @@ def prose_lines(text: str) -> list[tuple[str, bool]]:
         line = _BLOCK_MARK.sub("", raw)
         heading = _HEADING.match(line)
         if heading:
-            line = _heading_text(heading.group(1))
+            line = heading_text(heading.group(1))
         line = _INLINE.sub("", _BULLET.sub("", line)).strip()
         if line:
             out.append((line, heading is not None))

@@ -77,7 +77,7 @@ from dataclasses import dataclass, replace
 
 from memactors.actors.algorithms.change_claim import changes
 from memactors.events.chatter import chatter
-from memactors.events.memory_text import prose_lines
+from memactors.events.memory_text import heading_text, prose_lines
 
 SUMMARY_CHARS = 100
 #: What a proposal keeps of the words it came from.
@@ -610,7 +610,7 @@ _DECISION_SECTION = re.compile(r"^(?!.*\b(?:open|pending|needed|needs?|to\s+make
                                r"questions?|todo|to\s+do)\b).*\bdecisions\b", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.+)$")
 _LABELLED = re.compile(r"^(?:\*\*)?([^*:]{2,40}?)(?:\*\*)?\s*[:—–]\s*(?:\*\*)?\s*(.+)$")
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.*)")  # closing hashes: `heading_text` (a regex for them backtracks)
 #: Text hard-wrapped at a fixed width: a line that does not end a sentence, continued on the next.
 _WRAP_END = re.compile(r"[.!?:;)`|]\s*$")
 _LIST_OR_BLOCK = re.compile(r"^\s*(?:[-*+•>|#]|\d+[.)]|```|$)")
@@ -1365,7 +1365,7 @@ def _captured(turn: SessionTurn) -> list[RawProposal]:
         if bullet:
             items.append(" ".join(bullet.group(1).replace("**", "").replace("`", "").split()))
         elif heading and not items:
-            title = heading.group(1).replace("*", "").strip().rstrip(":")
+            title = heading_text(heading.group(1)).replace("*", "").strip().rstrip(":")
         elif line.strip() and items:
             break
     if not items:
@@ -1636,7 +1636,7 @@ def _plan(turn: SessionTurn, sections: re.Pattern[str] = _PLAN_SECTION) -> list[
         heading = _HEADING_LINE.match(raw)
         if heading:
             flush()
-            name = heading.group(1).replace("*", "").strip()
+            name = heading_text(heading.group(1)).replace("*", "").strip()
             if not title and raw.lstrip().startswith("# "):
                 title = name
                 section = None

@@ -380,3 +380,13 @@ def test_a_stressed_decision_of_the_team_is_kept_whatever_its_tense(tmp_path: Pa
     assert any("Redux" in s for s in _summaries(w, tmp_path))
     assert not any("button" in s for s in _summaries(w, tmp_path))
 
+
+
+def test_a_heading_with_closing_hashes_or_trailing_blanks_still_opens_its_section(tmp_path: Path) -> None:
+    w = SessionWriter("0b6c1c1e-e043-4a52-9a57-6d9a1b3ce043")
+    w.user("Write down what we settled.")
+    w.assistant("## Decisions ##\n- Use pnpm for every install in CI.")
+    w.user("And the gateway?")
+    w.assistant("## Decisions" + " " * 300 + "\n- The API gateway owns rate limiting for all services.")
+    summaries = _summaries(w, tmp_path)
+    assert any("pnpm" in s for s in summaries) and any("rate limiting" in s for s in summaries), summaries
