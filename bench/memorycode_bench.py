@@ -3,6 +3,7 @@
 Run by hand on a copy of the MemoryCode data set (github.com/miguel-faria/MemoryCode, Apache-2.0):
 
     python bench/memorycode_bench.py PATH/dataset PATH/topics.json [--part tuning|held-out|all] [--limit N] [--json]
+        [--overlap-picks]
 
 Only the even-numbered dialogues are read (the odd-numbered ones are kept for checking by others and never
 opened). Every third even dialogue (by its number: n/2 % 3 == 2) is this bench's held-out part.
@@ -14,8 +15,14 @@ its value, most like the instruction's text), its body the mentor's whole turn (
 turn share it). Two instructions stated in one sentence ("end function names with '_fn' and method names with
 '_ud'") share that sentence: one memory and its copy, either standing for both in every score below
 (`--distinct-picks` gives each instruction a sentence of its own, even a greeting, as figures before 2026-11-26
-did). The data set's own labels say which instruction each is and which version: a later version of a
-topic replaces the earlier. Consolidated offline (local MiniLM, no LLM), then scored:
+did). The sentence is ranked (since 2026-11-27) by its words shared with the data set's instruction text, the local
+MiniLM embedding's cosine to that text, a directive ("I want you to", "from now on", an imperative) and naming the
+value (a value "always"/"never" is not named by "Great attitude as always!"); two adjacent sentences when together
+they are much nearer the text than either ("...for function argument names. End all such names with '_i'.").
+On 60 hand-labelled tuning instructions (bench/labels/memorycode_picks.json) it picks 54 right, the word-overlap
+pick before it 52; `--overlap-picks` keeps that pick, for figures comparable with those before 2026-11-27. The
+data set's own labels say which instruction each is and which version: a later version of a topic replaces the
+earlier. Consolidated offline (local MiniLM, no LLM), then scored:
 - precision of the hiding edges (supersedes; subsumes that are not copies) between instruction memories: right
   when both are the same topic and the source is later (a restatement of the same value may subsume). The data
   set gives each memory one topic; a mentor's sentence stating two ("start with 'm_' and end with '_x'") is
@@ -137,10 +144,11 @@ def _mentor_turns(text: str, mentor: str) -> list[str]:
     return [said for who, said in turns if who == mentor]
 
 
-def _pick(turns: list[str], texts: list[str], version: int, taken: set[str],
-          share: bool = True) -> tuple[str, str, bool]:
-    """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction (one the
-    session's other instructions did not take, when there is one). With `share`, a sentence naming the value is
+def _overlap_pick(turns: list[str], texts: list[str], version: int, taken: set[str],
+                  share: bool = True) -> tuple[str, str, bool]:
+    """The pick before 2026-11-27 (`--overlap-picks`), by word overlap and naming the value. (sentence, turn,
+    whether it names the value): the mentor's sentence that states this instruction (one the session's other
+    instructions did not take, when there is one). With `share`, a sentence naming the value is
     taken even when another instruction took it ("end function names with '_fn' and method names with '_ud'"
     states two), rather than a sentence that does not ("Hey, Pablo!"); without, each instruction takes its own
     sentence (the picks before 2026-11-26)."""
@@ -161,7 +169,63 @@ def _pick(turns: list[str], texts: list[str], version: int, taken: set[str],
     return best[1], best[2], best[3]
 
 
-def load_dialogue(path: Path, topics: dict, share: bool = True) -> Dialogue:
+_DIRECTIVE = re.compile(
+    r"\b(?:i (?:want|need|would like|'d like|expect) you to|i want to (?:encourage|update)|from now on|going forward|"
+    r"moving forward|from here on|please|make sure|ensure|remember to|always|never|avoid|don't|do not|refrain|"
+    r"instead|stop)\b"
+    r"|^(?:\W*(?:so|now|also|additionally|first(?:ly)?|second(?:ly)?|and|but|however|just)\W+)*(?:use|start|end|"
+    r"include|add|take|keep|work|set|try|communicate|focus|import|name|write|commit|adopt|stick|switch|limit|avoid|"
+    r"never|always|don't|do|make|ensure|please)\b", re.I)
+
+
+def _pick(turns: list[str], texts: list[str], version: int, taken: set[str], embed,
+          share: bool = True) -> tuple[str, str, bool]:
+    """(sentence, turn, whether it names the value): the mentor's sentence that states this instruction, ranked by
+    its words shared with the data set's text, the local embedding's cosine to it, a directive ("I want you to",
+    "from now on", an imperative) and naming the value; two adjacent sentences when together they are much nearer
+    the text than either ("...for function argument names. End all such names with '_i'.")."""
+    values = [v for v in (v.lower() for v in _values(texts, version)) if v not in _FRAME_STOP]
+    quoted = bool(re.search(r"'[^']+'", texts[version]))
+    wanted = {w.lower() for w in _WORD.findall(texts[version])} - _FRAME_STOP
+    single: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str, str]] = []
+    for turn in turns:
+        sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
+        single += [(s, turn) for s in sentences]
+        pairs += [(f"{a} {b}", turn, a, b) for a, b in zip(sentences, sentences[1:])]
+    if not single:
+        return "", turns[0] if turns else "", False
+    query = embed([texts[version]])[0]
+    near = dict(zip((s for s, _ in single), embed([s for s, _ in single]) @ query))
+
+    def score(sentence: str, cosine: float) -> tuple[float, bool]:
+        words = {w.lower() for w in _WORD.findall(sentence)}
+        # a value "always" (the versions differ in it alone) is named by no pleasantry saying "as always"
+        names = bool(values) and all(v in (sentence.lower() if quoted else words) for v in values)
+        value = len(wanted & words) / max(1, len(wanted)) + cosine + (2.0 if names else 0.0) \
+            + (0.2 if _DIRECTIVE.search(sentence) else 0.0)
+        if sentence in taken:  # a sentence stating two instructions is shared only when it names this value
+            value -= 1.0 if share and names else 3.0
+        return value, names
+
+    best: tuple[float, str, str, bool] | None = None
+    for sentence, turn in single:
+        value, names = score(sentence, float(near[sentence]))
+        if best is None or value > best[0]:
+            best = (value, sentence, turn, names)
+    joined = embed([p for p, *_ in pairs]) @ query if pairs else []
+    for (both, turn, a, b), cosine in zip(pairs, joined):
+        if cosine - max(near[a], near[b]) >= 0.15:  # neither alone states it: together they do
+            value, names = score(both, float(cosine))
+            if value > best[0]:
+                best = (value, both, turn, names)
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
+def load_dialogue(path: Path, topics: dict, share: bool = True, embedder=None) -> Dialogue:
+    """One dialogue's instructions and their memories' sentences: picked by `_pick` with `embedder`, else by
+    `_overlap_pick` (the picks before 2026-11-27)."""
     number = int(path.stem.split("_")[1])
     data = json.loads(path.read_text())
     coding = {t["id"]: t["text"] for t in topics["instructions"]}
@@ -172,6 +236,7 @@ def load_dialogue(path: Path, topics: dict, share: bool = True) -> Dialogue:
         turns = _mentor_turns(session["text"], dialogue.mentor)
         k = 0
         taken: set[str] = set()
+        embed = _embed_cached(embedder) if embedder is not None else None
         for order, (kind, topic_text) in enumerate(zip(session["type"], session["topic"])):
             if kind in ("instruction-add", "instruction-update"):
                 topic_id, version = coded[k]
@@ -183,13 +248,29 @@ def load_dialogue(path: Path, topics: dict, share: bool = True) -> Dialogue:
                 version = texts.index(topic_text) if topic_text in texts else 0
             else:
                 continue
-            sentence, turn, named = _pick(turns, texts, version, taken, share)
+            sentence, turn, named = _pick(turns, texts, version, taken, embed, share) if embed is not None \
+                else _overlap_pick(turns, texts, version, taken, share)
             taken.add(sentence)
             summary = sentence if len(sentence) <= 100 else sentence[:100].rsplit(" ", 1)[0]
             dialogue.instructions.append(Instruction(
                 topic=topic, version=version, text=texts[version], session=s, order=order, summary=summary,
                 body=turn, found_sentence=named))
     return dialogue
+
+
+def _embed_cached(embedder):
+    """embedder.embed over a session, each text embedded once (its instructions share its sentences)."""
+    import numpy as np
+
+    seen: dict[str, object] = {}
+
+    def embed(texts: list[str]):
+        missing = [t for t in dict.fromkeys(texts) if t not in seen]
+        if missing:
+            seen.update(zip(missing, embedder.embed(missing)))
+        return np.stack([seen[t] for t in texts]) if texts else np.zeros((0, 384), dtype=np.float32)
+
+    return embed
 
 
 def write_repository(path: Path, dialogue: Dialogue) -> None:
@@ -378,6 +459,9 @@ def main() -> int:
     parser.add_argument("--distinct-picks", action="store_true",
                         help="each instruction takes a sentence no other instruction of its session took, even one "
                              "not naming its value (the picks recorded before 2026-11-26)")
+    parser.add_argument("--overlap-picks", action="store_true",
+                        help="pick each memory's sentence by word overlap with the instruction's text and naming its "
+                             "value alone (the picks before 2026-11-27)")
     parser.add_argument("--strict-summaries", action="store_true",
                         help="current first: count every member of a summary hit, replaced ones too (the figures "
                              "recorded before 2026-11-26)")
@@ -386,11 +470,20 @@ def main() -> int:
         print("memorycode_bench: pass the data set's dataset/ folder and its topics.json", file=sys.stderr)
         return 2
     topics = json.loads(args.topics.read_text())
-    dialogues = [load_dialogue(p, topics, share=not args.distinct_picks) for p in even_dialogues(args.dataset)]
-    dialogues = [d for d in dialogues if len({i.session for i in d.instructions}) >= args.min_sessions
-                 and (args.part == "all" or d.held_out == (args.part == "held-out"))]
-    if args.limit:
-        dialogues = dialogues[: args.limit]
+    embedder = None
+    if not args.overlap_picks:
+        from memactors.adapters.models.embeddings import embedder_from_env
+
+        embedder = embedder_from_env()
+    paths = [p for p in even_dialogues(args.dataset) if args.part == "all"
+             or ((int(p.stem.split("_")[1]) // 2) % 3 == 2) == (args.part == "held-out")]
+    dialogues = []
+    for p in paths:  # loaded one by one: the picks embed every sentence, so --limit stops early
+        d = load_dialogue(p, topics, share=not args.distinct_picks, embedder=embedder)
+        if len({i.session for i in d.instructions}) >= args.min_sessions:
+            dialogues.append(d)
+        if args.limit and len(dialogues) >= args.limit:
+            break
     totals: dict[str, int] = {}
     details = []
     started = time.perf_counter()
