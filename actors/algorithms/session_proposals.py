@@ -38,10 +38,9 @@ hard-wrapped at a fixed width is rejoined before sentences are cut (short lines 
 another language than English is not read (counted by `foreign`); an answer or a plan is, by its structure. Never a
 question, a plan still hedged, a status update, a transient error, code, or
 the agent narrating its work (nor its guess, the user's words said back, its next step, its report of what it
-did, an option it lays out, a choice it still puts to the user, a quotation, what a thing is doing at this moment,
-its own slip or the user's step still to take, an edit said in the passive); never a complaint about how the work
-stands now ("the button is NOT working"), a case-to-outcome table
-("same value → UNCHANGED"), what the user expects to happen ("it should be fine now"), a plain "should" in a
+did, an option it lays out, a choice it still puts to the user, a quotation); never a complaint about how the work
+stands now ("the button is NOT working"; a stressed clause the team is the subject of is a decision), a
+case-to-outcome table ("same value → UNCHANGED"), what the user expects to happen ("it should be fine now"), a plain "should" in a
 turn asking for the work now (its spec), a command pasted from a terminal; never what asks for nothing a later session can
 act on (a rule announced but not said, a topic introduced, an attitude or a
 one-off task (a thing to make: "I need a multi-stage build", the task's guard:
