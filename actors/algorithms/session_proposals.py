@@ -1178,13 +1178,12 @@ _POINTS_BACK_OR_NOW = re.compile(r"\b(?:now|too|it|this|that|these|those|them)\b
 def _kept(made: RawProposal | None) -> RawProposal | bool:
     """A user's rule or decision when it names something and asks for more than a setup step, a state of mind or
     what was said before it; False (said, nothing to keep) when not."""
-    if made and _CAPABILITY.match(made.summary) and not _EXAMPLE.match(made.summary) \
-            and not _WORK_STEP.search(made.summary) and not _POINTS_BACK_OR_NOW.search(made.summary):
-        return made  # what users can do names the product's behaviour: something a later session can check
-    if not made or _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
-        return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
-    if _EXAMPLE.match(made.summary) or _WORK_STEP.search(made.summary):
+    if not made or _EXAMPLE.match(made.summary) or _WORK_STEP.search(made.summary):
         return False
+    if _CAPABILITY.match(made.summary) and not _POINTS_BACK_OR_NOW.search(made.summary):
+        return made  # what users can do names the product's behaviour: something a later session can check
+    if _names_nothing(made.summary) or re.match(r"(?:or|which)\s", made.summary, re.IGNORECASE):
+        return False  # names nothing, or the tail of a sentence cut before it ("Or feature request must be ...")
     if _QUOTED_VALUE.search(made.summary):  # a value said: "set the formatter to 'black'" is a rule
         return made
     asked_once = _SETUP_STEP.match(made.summary) and not re.search(r"\b(?:want|like)\s+you\s+to\b", made.summary, re.I)
