@@ -60,8 +60,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, event_sentence,
-                                                      matched_event_words, names, plan_asked, report_score,
-                                                      reports_change)
+                                                      matched_event_words, names, past_tense, plan_asked, planned,
+                                                      report_score, reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -635,7 +635,8 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
     speaker's last turn before it that says when something happened, with another speaker's undated turn
     and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
-    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it, and
+    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it (unless another sentence of it tells
+    what happened: "We had fun and I met a girl. I'll call her tomorrow." is a plan within the story), and
     so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
     ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
     if change_asked(question) is not None:
@@ -668,9 +669,21 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, how.noting(f"(said in {own.capitalize()}'s turn before, the story this one "
                                                   "goes on with)"))
+            if found and not said and not _ASKS_NEWS.search(text) and _tells_past(text, found):
+                continue  # "I met a girl. I'll call her tomorrow.": a plan told within the story, which goes on
             if found or _ASKS_NEWS.search(text):
                 break  # an undated "What about you?" of theirs between hands the talk over as well
     return out
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _tells_past(text: str, found: list[tuple[TemporalResolution, _Reading]]) -> bool:
+    """Whether `text` tells what happened in a sentence naming none of its dates ("Yes, we had fun and I even met a
+    girl. I'll call her tomorrow."): its later days are plans within a story told in the past."""
+    return any(past_tense(s) and not planned(s) and not any(f[0].original_text in s for f in found)
+               for s in _SENTENCE.findall(text))
 
 
 def _partial(question: str, support: list[float], texts: Sequence[str]) -> list[float]:

@@ -1001,3 +1001,22 @@ def test_a_question_about_how_the_teller_is_doing_ends_the_story() -> None:
                                    "When was the hike the best part?")):
         answer, reasoning = _story_date(reply, text, question)
         assert answer.startswith("2024-06-09") and "turn before" in reasoning, (reply, answer)
+
+
+def test_a_plan_told_within_a_story_in_the_past_does_not_end_it() -> None:
+    # "I'll call tomorrow" is a plan inside the beach story: "She is Samantha" still goes on with "Yesterday"
+    said = datetime(2022, 8, 10, 9, 30, tzinfo=UTC)
+    began = ("James: Yesterday I took my dogs to a beach outing with other dog owners.", said - timedelta(minutes=4))
+    asked = ("John: Cool! Did you meet anyone there?", said - timedelta(minutes=3))
+    met = ("James: Yes, we had fun and I even met a beautiful girl. She left me her number, I'll call tomorrow.",
+           said - timedelta(minutes=2))
+    name = ("John: Wow! What's her name?", said - timedelta(minutes=1))
+    told = Evidence(memory_id="told", text="James: She is Samantha. I'll definitely call her!", timestamp=said,
+                    relevance=0.8, before=name[0], earlier=(name, met, asked, began))
+    answer = compose_answer("When did James meet Samantha?", [told], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2022-08-09") and "turn before" in answer.reasoning, answer.answer
+    # a turn only about what is to come starts a story of its own: the beach day is no date of it
+    plan = ("James: Tomorrow I'm taking her to the theater, I can't wait!", said - timedelta(minutes=2))
+    alone = told.model_copy(update={"earlier": (name, plan, asked, began)})
+    answer = compose_answer("When did James meet Samantha?", [alone], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2022-08-10"), answer.answer  # the day the turn was said
