@@ -531,17 +531,19 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     confident date phrase on or before the day it was recorded (the first of equals; a later date is a
     plan, not a report; for a question about a plan, one on or after it), else its most confident one, else
     none (its recorded day stands in). A later date said in another sentence than the one telling the event
-    is no date of it ("It was great for skiing! Can't wait to go back next year!")."""
+    is no date of it ("It was great for skiing! Can't wait to go back next year!"), nor, for a question about a
+    plan, an earlier one said in another sentence than the plan ("I took that photo last Friday. We should plan
+    to go together!")."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
-    # a question about a plan is answered by the date planned: any date counts, a later one first
+    told = event_sentence(question, item.text)
     if plan_asked(question):  # a question about a plan is answered by the date planned, on or after that day
         happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
-        told = event_sentence(question, item.text)
-        if not happened and told is not item.text:  # the sentence telling the event is known: a plan elsewhere
-            found = [f for f in found if f[0].original_text in told]
+    if not happened and told is not item.text:  # the sentence telling the event is known: a date elsewhere
+        # is of something else ("the photo was taken last Friday. We should plan to go together")
+        found = [f for f in found if f[0].original_text in told]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
                          when=best[0].original_text if best else None)
@@ -606,9 +608,11 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
                         tz: tzinfo) -> list[_Scored]:
     """A report that states no date takes the date of a later memory the same day that retells the same event
     with one ("I started a yoga class in the neighborhood", then "I hosted a class for them on Friday"): it holds
-    only event words of the question the report holds, at least one, and says when."""
+    only event words of the question the report holds, at least one, and says when. For a question about a plan
+    the date is one on or after that day: "We should plan to go there together" / "Let's plan it for next month"."""
     if change_asked(question) is not None:
         return candidates
+    plan = plan_asked(question)
     held = [matched_event_words(question, e.text) for e in evidence]
     days = [_local_day(e.timestamp, tz) for e in evidence]
     out = list(candidates)
@@ -617,7 +621,8 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
             continue
         retold = [j for j in range(len(evidence)) if candidates[j][1] is not None and days[j] == days[i]
                   and evidence[j].timestamp > evidence[i].timestamp and held[j] and held[j] <= held[i]
-                  and candidates[j][1].resolved_date <= days[j]]
+                  and ((candidates[j][1].resolved_end or candidates[j][1].resolved_date) >= days[j] if plan
+                       else candidates[j][1].resolved_date <= days[j])]
         if retold:
             j = min(retold, key=lambda j: evidence[j].timestamp)
             out[i] = (score, candidates[j][1], candidates[j][2].noting("(said when the event was retold)"))
@@ -634,10 +639,10 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
                     tz: tzinfo) -> list[_Scored]:
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
     speaker's last turn before it that says when something happened, with another speaker's undated turn
-    and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
-    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it (unless another sentence of it tells
-    what happened: "We had fun and I met a girl. I'll call her tomorrow." is a plan within the story), and
-    so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
+    and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends
+    yesterday!" / "A new game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a
+    later day ends it (unless another sentence of it tells what happened: "We had fun and I met a girl. I'll call
+    her tomorrow." is a plan within the story), and so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
     ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
     if change_asked(question) is not None:
         return candidates

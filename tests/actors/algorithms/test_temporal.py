@@ -1020,3 +1020,23 @@ def test_a_plan_told_within_a_story_in_the_past_does_not_end_it() -> None:
     alone = told.model_copy(update={"earlier": (name, plan, asked, began)})
     answer = compose_answer("When did James meet Samantha?", [alone], now=WEDNESDAY, tz=UTC)
     assert answer.answer.startswith("2022-08-10"), answer.answer  # the day the turn was said
+
+
+def test_a_plan_takes_the_later_day_it_was_settled_on_not_an_earlier_day_said_beside_it() -> None:
+    # "last Friday" is when the photo was taken; the trip is planned two turns on, "for next month"
+    said = datetime(2023, 11, 9, 21, 30, tzinfo=UTC)
+    proposed = evidence("proposed", "Evan: That picture was taken last Friday at my favorite spot by the beach. "
+                                    "We should definitely plan to go together!", said, 0.9)
+    settled = evidence("settled", "Evan: Awesome, let's plan it for next month, can't wait to explore it together!",
+                       said + timedelta(minutes=4), 0.5)
+    earlier = evidence("earlier", "Evan: Let me know, we can plan a kayaking trip together, I'll pick a spot!",
+                       datetime(2023, 10, 14, 16, tzinfo=UTC), 0.5)
+    answer = compose_answer("When did Evan and Sam plan a trip to the beach together?", [proposed, settled, earlier],
+                            now=WEDNESDAY, tz=UTC)
+    assert answer.source_memory_ids == ("proposed",), answer.reasoning
+    assert answer.answer.startswith("2023-12-01") and "retold" in answer.reasoning, answer.answer
+    # a past day said in the sentence holding the plan's words still dates it
+    booked = evidence("booked", "Evan: Last Friday we planned a beach trip together.", said)
+    answer = compose_answer("When did Evan and Sam plan a trip to the beach together?", [booked], now=WEDNESDAY,
+                            tz=UTC)
+    assert answer.answer.startswith("2023-11-03"), answer.answer
