@@ -1040,3 +1040,17 @@ def test_a_plan_takes_the_later_day_it_was_settled_on_not_an_earlier_day_said_be
     answer = compose_answer("When did Evan and Sam plan a trip to the beach together?", [booked], now=WEDNESDAY,
                             tz=UTC)
     assert answer.answer.startswith("2023-11-03"), answer.answer
+
+
+def test_a_turn_answering_how_are_you_as_a_greeting_tells_news_of_its_own() -> None:
+    # "Fine, I just bought a car." answers the greeting and moves on: the car was not bought on the hiking day
+    for reply, text, question in (("Mia: Sounds lovely! How are you?", "Tom: Fine, I just bought a car.",
+                                   "When did Tom buy a car?"),
+                                  ("Mia: Nice. How are you doing?", "Tom: I'm good! We finally painted the kitchen.",
+                                   "When did Tom paint the kitchen?")):
+        answer, _ = _story_date(reply, text, question)
+        assert answer.startswith("2024-06-10"), (reply, answer)  # the day the turn was said
+    # an answer within the story still goes on with it
+    answer, reasoning = _story_date("Mia: Wow, congrats! How are you?", "Tom: Exhausted, my legs cramped.",
+                                    "When did Tom's legs cramp?")
+    assert answer.startswith("2024-06-09") and "turn before" in reasoning, answer
