@@ -404,6 +404,11 @@ _PLEASANTRY = re.compile(
     re.IGNORECASE)
 #: A rule stated by the user needs this many words to stand alone in 30 days.
 MIN_RULE_WORDS = 6
+#: A short order that forbids or requires a named thing stands alone with fewer ("Don't use yarn.", "Never run any
+#: docker commands."): not one pointing back or at everything ("don't do that", "never change anything").
+_SHORT_ORDER = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|always)\s+(?!(?:be|do|worry|stop|rush|hurry|panic|overthink|overdo|forget|hesitate|get|let|wait)\b)\w+\s+"
+                          r"(?!.*\b(?:it|this|that|these|those|them|anything|everything|something|so|too|yet|now|again|"
+                          r"here|there|yourself|much|more)\b)\S", re.IGNORECASE)
 #: A rule announced, not yet said: "I want to give you a few coding instructions", "two key practices" (unless the
 #: sentence goes on to say it: "another practice is to ...", "two rules: ...").
 _ANNOUNCED = re.compile(
@@ -1266,7 +1271,9 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "",
         return _kept(_proposal("decisions", _PREFERENCE_LEAD.sub("", sentence), rest, turn, relevance=0.85,
                                actionability=0.9, cue="user preference"))
     if _USER_RULE.match(sentence) or anywhere and _NAMING_ANYWHERE.match(sentence):
-        if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
+        if len(f"{case} {sentence}".split()) < MIN_RULE_WORDS and not (len(sentence.split()) >= MIN_WORDS
+                                                                     and _SHORT_ORDER.match(sentence)) \
+                or _NOT_KEPT.search(sentence) or _PLEASANTRY.match(sentence):
             return False
         required = _CAPABILITY.match(sentence) and not _POINTS_BACK_OR_NOW.search(sentence)
         if _EXPECTED.search(sentence) and not required \

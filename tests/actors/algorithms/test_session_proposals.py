@@ -759,3 +759,14 @@ def test_an_understanding_a_maxim_a_goal_a_task_done_once_and_a_subject_are_no_r
 ])
 def test_a_warning_against_neglect_says_no_thing_to_do(said: str) -> None:
     assert _proposed("user", said) == []
+
+
+def test_a_short_order_naming_what_it_forbids_is_a_rule(tmp_path) -> None:
+    assert _summaries(tmp_path, "c5c5", "don't run any docker commands", "Don't touch the database schema.") == [
+        "Don't run any docker commands.", "Don't touch the database schema."]
+
+
+@pytest.mark.parametrize("text", ["Don't do that again.", "Never change anything here.", "Don't stop now please.",
+                                  "Don't be so slow."])
+def test_a_short_order_pointing_back_or_at_everything_is_not_a_rule(text: str) -> None:
+    assert _proposed("user", text) == []
