@@ -6,13 +6,16 @@ memory about the question's subject holds them together. `focus` is the
 IDF weight of the question's words the text's best block holds over the
 weight its whole holds (blocks as recall's excerpts cut them:
 actors/algorithms/passage.py), so 1.0 for a text that holds them in one
-block, lower the more they are spread.
+block, lower the more they are spread. `distinctive_weights` weighs the
+question's words by how few of the best candidates hold them: a word most of
+them hold names the topic they share, one few hold tells which answers.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from memactors.actors.algorithms.passage import blocks, question_stems, stem, tidy
 
@@ -63,3 +66,18 @@ def held_together(text: str, weights: Mapping[str, float]) -> tuple[int, float]:
                default=set())
     return len(best), sum(weights[s] for s in best) / whole
 
+
+def held_stems(text: str, weights: Mapping[str, float]) -> set[str]:
+    """The question's stems (`weights`: stem -> IDF) `text` holds as words of its own, a path's or URL's parts left
+    out."""
+    return _held(tidy(text), weights)
+
+
+def distinctive_weights(held: Sequence[set[str]], weights: Mapping[str, float]) -> dict[str, float]:
+    """Each of the question's stems (`weights`: stem -> IDF) weighted by how few of the candidates (`held`: the stems
+    each holds) hold it, IDF times log((n + 1) / (holding + 0.5)), the weights summing to 1 (empty when there is
+    nothing to weigh): a word most of the candidates hold is their shared topic and tells none from another."""
+    n = len(held)
+    spread = {s: w * math.log((n + 1) / (sum(s in h for h in held) + 0.5)) for s, w in weights.items()}
+    whole = sum(spread.values())
+    return {s: w / whole for s, w in spread.items()} if n and whole > 0 else {}

@@ -11,7 +11,12 @@ match) and multiplies by retention, quality and standing:
 memory that answers as well; the best candidates' score is then multiplied
 by their focus^0.3 (adapters/reading/focus.py: the share of the question's
 words they hold that one paragraph holds), so an overview that names the
-question's words in many sections comes after the memory about its subject.
+question's words in many sections comes after the memory about its subject,
+and by (1 + the share of the question's distinctive words they hold)^0.2: each
+word weighted by its IDF and by how few of those candidates hold it (focus.py's
+`distinctive_weights`), so a memory holding the words that tell the candidates
+apart ("how many dimensions") comes before one sharing only their common topic
+("embedding model").
 Relevance decides what answers well enough not to widen (RELEVANCE_BAR) and
 what is noise (below MIN_RELEVANCE) — unless one block of the entry holds
 WORDS_RESULT_SHARE of the question's words, two or more: a long note one line of which answers embeds as its
@@ -50,8 +55,8 @@ from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import tier_codes
-from memactors.adapters.reading.focus import focus, held_together, stem_weights
-from memactors.adapters.reading.lexical_index import LexicalMatch, lookup, texts
+from memactors.adapters.reading.focus import distinctive_weights, focus, held_stems, held_together, stem_weights
+from memactors.adapters.reading.lexical_index import FRAME_WORDS, LexicalMatch, lookup, texts
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.chatter import chatter
 from memactors.events.read_model import EntryKind, IndexedEntry
@@ -109,6 +114,9 @@ MAX_SUMMARY_REPLACEMENTS = 2
 FOCUS_WEIGHT = 0.3
 #: Focus is read for this many times `limit` of the best-scoring candidates (their text read from the lexical index).
 FOCUS_WINDOW = 3
+#: Exponent of (1 + the share of the question's distinctive words a candidate holds) in its score: among the
+#: candidates focus reads, one holding the words few of them hold ranks above those sharing only their topic.
+DISTINCT_WEIGHT = 0.2
 _PRESENT = re.compile(
     r"\b(?:now|current(?:ly)?|today|these\s+days|at\s+the\s+moment|nowadays|still|latest)\b"
     r"|^\s*(?:what|which|how|where|who)\b(?!.*\b(?:did|was|were|had|used\s+to|before|originally|first|initially"
@@ -268,17 +276,28 @@ def _held_in_a_line(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.in
 
 
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:
-    """`score` of the best `depth` candidates multiplied by their focus^FOCUS_WEIGHT, in place (a memory new since
-    the run, with no text in the lexical index, keeps its score)."""
+    """`score` of the best `depth` candidates multiplied by their focus^FOCUS_WEIGHT and by (1 + the share of the
+    question's distinctive words they hold)^DISTINCT_WEIGHT, in place (a memory new since the run, with no text in
+    the lexical index, keeps its score)."""
     best = np.argsort(-score, kind="stable")[:depth]
     if index.lexical_rows is not None:
         best = best[rows[best] < index.lexical_rows]
     assert index.lexical is not None
     text = texts(index.lexical, (int(rows[i]) for i in best), index.run_id)
     weights = stem_weights(found.weights)
+    held: dict[int, set[str]] = {}
     for i in best:
         if (said := text.get(int(rows[i]))) is not None:
             score[i] *= focus(said, weights) ** FOCUS_WEIGHT
+            held[int(i)] = held_stems(said, weights)
+    # one capture's copies are one candidate in how many hold a word: a note captured ten times is no topic
+    by_capture = {int(index.columns.head[rows[i]]): found_stems for i, found_stems in held.items()}
+    # a frame word ("what happens if") ranks nothing here as in BM25: it tells no candidate apart by its subject
+    distinct = distinctive_weights(list(by_capture.values()),
+                                   stem_weights({w: x for w, x in found.weights.items() if w not in FRAME_WORDS}))
+    if distinct:
+        for i, found_stems in held.items():
+            score[i] *= (1 + sum(distinct.get(s, 0.0) for s in found_stems)) ** DISTINCT_WEIGHT
 
 
 def _positions(rows: NDArray[np.intp], wanted: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:

@@ -509,3 +509,63 @@ def test_a_far_note_sharing_only_a_words_prefix_with_a_short_question_is_not_lis
     consolidate(repo)
     titles = [h["title"] for h in recall(repo, "retry policy", "--no-track")]
     assert "Retries must be idempotent" in titles and "Phase 5: Tests & Polish" not in titles, titles
+
+
+#: Notes on other subjects, as a store holds them: beside them the embedding model's words are rare, so heavy.
+_UNRELATED = [
+    ("decisions", "Retries must be idempotent", "A retried request ran twice, so every retry carries a request id."),
+    ("learnings", "Hook timeouts are logged", "A hook that runs past its timeout is logged with its name."),
+    ("decisions", "Circuit breaker around outbound calls", "Three failures in a row open it for a minute."),
+    ("progress", "Fixed the sync of notes between worktrees", "Each worktree now fetches the notes refs on start."),
+    ("learnings", "Git config unset treats the pattern as a regex", "Escape the star, or pass --fixed-value."),
+    ("decisions", "Ruff replaces flake8 and isort", "One tool, one config section, ten times faster."),
+    ("progress", "Added a Grafana dashboard for hook latency", "Panels for p50, p95 and p99 per hook."),
+    ("learnings", "The lock file must be removed on crash", "A stale lock blocked every capture until deleted."),
+    ("decisions", "Secrets are redacted before capture", "Tokens and keys are replaced by a marker."),
+    ("progress", "CI runs the tests on three Python versions", "3.11, 3.12 and 3.13, on Linux and macOS."),
+    ("learnings", "Slash commands need the plugin root", "A command run from another directory found no script."),
+    ("decisions", "Team memories live in their own namespace", "Shared through the remote like the code."),
+]
+
+
+def test_a_memory_holding_the_words_that_tell_the_candidates_apart_ranks_above_one_sharing_only_their_topic(
+        repo: Repo) -> None:
+    # every candidate is about the embedding model; only the survey's line on the vectors says how many dimensions
+    # they have (the survey covers many things, so its vector is far from the question)
+    now = datetime.now(timezone.utc)
+    survey = ("## Summary\nRead through the codebase to see where a new capture source would plug in.\n\n"
+              "## Service layer\n- Singletons behind a registry with get_default_service()\n"
+              "- Lazy initialisation, so importing a service loads no model\n\n"
+              "## Storage\n- Notes live under refs/notes/mem/<namespace>, one YAML front matter per entry\n"
+              "- SQLite with sqlite-vec for vector search; the schema is versioned\n"
+              "- 384-dimension embeddings (all-MiniLM-L6-v2)\n"
+              "- WAL mode so the hooks can read while a sync writes\n\n"
+              "## Hooks\n- SessionStart injects context, Stop captures, both time out after 5 seconds\n\n"
+              "## Extension points\n- The capture service, for enrichment\n- The session analyzer, for implicit "
+              "capture\n")
+    for i, (namespace, summary, body) in enumerate([
+            ("research", "Surveyed the codebase before adding a capture source", survey),
+            ("progress", "Instrumented EmbeddingService with observability",
+             "## Summary\nAdded observability to embedding model loading and generation.\n\n## Changes Made\n"
+             "- A trace span around loading the embedding model, with the model name as a label\n"
+             "- A gauge for the embedding model's load time, a counter of embedding model loads\n"
+             "- A counter of embeddings generated, batch aware\n"
+             "- Nested trace spans for generate and generate_batch\n"
+             "- measure_duration decorators on embed() and embed_batch()\n- All 43 existing tests pass\n\n"
+             "## Related Files\n- src/app/embedding.py:114-197 (load instrumentation)\n"),
+            ("decisions", "Lazy loading keeps imports fast",
+             "Importing sentence-transformers to build the embedding model costs two seconds, so the model loads on "
+             "the first embed call, not at import."),
+            ("learnings", "The first run needs the network",
+             "The first run downloads the model into the cache; after that the embedding model loads offline."),
+            ("learnings", "Batching is five times faster",
+             "Embedding 32 texts per call of the model beats one at a time; the embedding model is warm after one."),
+            ("decisions", "A circuit breaker guards the embed calls",
+             "Three failures of the embedding model in a row open it for a minute; captures are kept unembedded."),
+            ("decisions", "Release checklist", "Bump the version, tag, push the tag, publish the wheel."),
+            *_UNRELATED]):
+        repo.capture(namespace, summary, body, when=now - timedelta(days=i + 1))
+    consolidate(repo)
+    hits = recall(repo, "Which embedding model do we use, and how many dimensions are the vectors?", "--no-track")
+    assert hits[0]["title"] == "Surveyed the codebase before adding a capture source", [
+        (h["title"], h["score"], h["relevance"]) for h in hits]

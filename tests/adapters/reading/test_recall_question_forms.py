@@ -11,7 +11,7 @@ import pytest
 from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.ports import Embedder
 from memactors.adapters.models.embeddings import embedder_from_env
-from memactors.adapters.reading.focus import focus, stem_weights
+from memactors.adapters.reading.focus import distinctive_weights, focus, held_stems, stem_weights
 from memactors.adapters.reading.read_cache import ReadCache, RecallIndex
 from memactors.adapters.reading.recall import past_state, search, state_subject
 from memactors.events.memory import Memory
@@ -220,3 +220,16 @@ def test_focus_is_the_share_of_the_questions_weight_one_block_holds() -> None:
     # a path points elsewhere: "batch" in it is no word of this text
     assert focus("The OTLP exporter.\n\nSee docs/batch/notes.md for more.", weights) == 1.0
 
+
+
+def test_a_word_every_candidate_holds_tells_them_apart_less_than_one_few_hold() -> None:
+    weights = stem_weights({"embedding": 3.0, "model": 3.0, "dimensions": 3.0})
+    held = [held_stems(text, weights) for text in (
+        "The embedding model loads lazily.", "Embedding model load time is a gauge.",
+        "Vectors: 384 dimensions from the embedding model.", "The model is downloaded once for embedding.")]
+    weight = distinctive_weights(held, weights)
+    # all four hold "embedding" and "model": the topic they share; one holds "dimensions": what tells it apart
+    topic, apart = stem_weights({"embedding": 1.0, "model": 1.0}), stem_weights({"dimensions": 1.0})
+    assert all(weight[s] < 0.1 for s in topic) and all(weight[s] > 0.8 for s in apart)
+    assert abs(sum(weight.values()) - 1.0) < 1e-9
+    assert distinctive_weights([], weights) == {}
