@@ -105,7 +105,7 @@ _LABEL_NS = {"decision": "decisions", "key decision": "decisions", "we decided":
              "convention": "patterns"}
 #: What the user says when deciding; the group is dropped from the summary ("Let's use uv" -> "Use uv").
 _USER_DECISION = re.compile(
-    r"^(?:(?:ok(?:ay)?|alright|right|so|yes|yeah|good|great|fine|cool)[,.!]?\s+)?(?:"
+    r"^(?:(?:ok(?:ay)?|alright|right|so|yes|yeah|no|nope|good|great|fine|cool)[,.!]?\s+)?(?:"
     r"(let'?s|let\s+us)\s+(?=(?:use|go\s+with|switch|move|keep|stick|standardi[sz]e|adopt|drop|pin|replace|store|"
     r"put|make|require|target|support|run|ship|cap|limit|stop|always|never|avoid|follow|import|rely\s+on|"
     r"start\s+using|turn\s+(?:on|off)|enable|disable|set|do\s+(?=[\w.-]+\s*=\s*\w))\b"
@@ -115,12 +115,18 @@ _USER_DECISION = re.compile(
     r"|(?=we(?:'ve|\s+have)?\s+decided\b|i(?:'ve|\s+have)?\s+decided\b|we'?re\s+going\s+with\b|we\s+are\s+going\s+with\b"
     r"|we(?:'ve|\s+have)\s+(?:started\s+using|begun\s+using|switched\s+to|moved\s+to|adopted)\b"
     r"|we(?:'ll|\s+will)\s+be\s+(?:using|utili[sz]ing|switching\s+to|moving\s+to|adopting)\b"
+    # a tool turned down: "we will not use the browser terminal", "we won't use Redux" (not "we don't need X": said
+    # of the moment's work as often as of the project)
+    r"|we\s+(?:will\s+not|won'?t|(?:'ll|will)\s+never|do\s+not|don'?t)\s+use\s+(?!(?:to|it|this|that|these|those|"
+    r"them|any|anything|much|more|all|everything|you)\b)\w"
     r"|decision\s+is\b|the\s+decision\b)"
     r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)|generally"
     r"|in\s+general|as\s+a\s+(?:general\s+)?rule),?\s+(?=\w)"
     r"|(?=(?:always|never)\s+(?!mind\b)\w+)"  # ("never mind, revert that" takes a word back, asks nothing)
     r"|(?=(?:we|this\s+project|the\s+project)\s+(?:always|never|only)\s+\w+)"
     r")", re.IGNORECASE)
+#: The answer word a decision may open with ("ok, ", "no, ").
+_ANSWER_WORD = re.compile(r"^(?:ok(?:ay)?|alright|right|so|yes|yeah|no|nope|good|great|fine|cool)[,.!]?\s+(?=\w)", re.IGNORECASE)
 _USER_LEARNING = re.compile(
     r"^(?:(til|fyi|note\s+to\s+self|lesson\s+learned|heads\s+up)\s*[:,—-]?\s+"
     r"|(?=(?:it\s+)?turns\s+out\b|i\s+(?:just\s+)?(?:learned|found\s+out|realised|realized)\b"
@@ -1239,7 +1245,8 @@ def _user_statement(sentence: str, rest: str, turn: SessionTurn, case: str = "",
                                actionability=0.95, cue="user decision"))
     if decision:
         dropped = next((g for g in decision.groups() if g), None)
-        statement = sentence[decision.end():] if dropped else sentence
+        # the lead-in goes either way: "No, we won't use Redux" states "We won't use Redux"
+        statement = sentence[decision.end():] if dropped else _capitalised(_ANSWER_WORD.sub("", sentence))
         # "let's do x = 30" says "set x = 30"; the content keeps the words as typed
         said, statement = statement, re.sub(r"^do\s+(?=[\w.-]+\s*=)", "set ", statement, flags=re.IGNORECASE)
         again = _USER_DECISION.match(statement) if dropped else None  # "from now on, let's use Skype"

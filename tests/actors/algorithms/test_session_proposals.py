@@ -770,3 +770,19 @@ def test_a_short_order_naming_what_it_forbids_is_a_rule(tmp_path) -> None:
                                   "Don't be so slow."])
 def test_a_short_order_pointing_back_or_at_everything_is_not_a_rule(text: str) -> None:
     assert _proposed("user", text) == []
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("no, we will use docker for every service", "Use docker for every service."),
+    ("We will not use the browser terminal because it is insecure.",
+     "We will not use the browser terminal because it is insecure."),
+    ("No, we won't use Redux for the app state.", "We won't use Redux for the app state."),
+    ("ok, we decided to ship weekly on Tuesdays.", "We decided to ship weekly on Tuesdays."),
+])
+def test_a_decision_said_after_an_answer_word_or_turning_a_tool_down_is_proposed(said: str, kept: str) -> None:
+    assert _proposed("user", said) == [("decisions", kept)]
+
+
+@pytest.mark.parametrize("said", ["we don't use that anymore", "We don't need the nginx config.", "No, we won't."])
+def test_a_tool_turned_down_without_naming_it_or_a_need_denied_is_not_a_decision(said: str) -> None:
+    assert _proposed("user", said) == []
