@@ -4,7 +4,9 @@ A question's event words are its content words, minus question words and the
 names it shares with the memory (capitalised words: people and projects
 already matched by the search), lightly stemmed (plural, -ed, -ing and a
 small table of irregular past forms, so "went" meets "go"; an agent noun
-meets its verb, so "programmer" meets "programming"). A memory reports
+meets its verb, so "programmer" meets "programming"), said the way people talk read as said plainly (a
+clipped or informal word as the word it stands for: "vacay", "tourney", "buddies", "repo"; "three" as "3";
+"wrapped that up" as "finished"). A memory reports
 the event when it holds those words and says it happened: a date on or
 before the day it was written, or a verb in the past tense — a plan in the
 same words ("I'm planning to go next week") does not. Later mentions of the same event ("remember the
@@ -26,8 +28,9 @@ from collections.abc import Sequence
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-#: The parts of a hyphenated word are words of their own: "card-playing" meets "card-night" and "playing".
-_PART = re.compile(r"[A-Za-z][A-Za-z']*")
+#: The parts of a hyphenated word are words of their own: "card-playing" meets "card-night" and "playing"; a
+#: number in digits is a word too ("3-year-old"), read only when it is a small one (`_NUMBERS`).
+_PART = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
 _STOP = frozenset(
     "a about after again all also am an and any are as at be been before being both but by can could did do does "
     "doing during each few for from had has have having he her here hers him his how i if in into is it its just "
@@ -50,6 +53,27 @@ _IRREGULAR = {
     "understood": "understand", "woke": "wake", "adopted": "adopt", "drew": "draw", "drawn": "draw",
 }
 _PAST = re.compile(r"\b(?:was|were|had|did|went|got|came|saw|made|took|[a-z]{2,}ed)\b", re.IGNORECASE)
+#: Common clipped and informal forms, read as the word they stand for ("a rad vacay" tells a vacation, "a gaming
+#: tourney with my buddies" a tournament with friends); those standing for more than one word ("app", "dev",
+#: "auth", "comp", "vet") stay as said.
+_CLIPPED = {
+    "buddy": "friend", "buddies": "friends", "pal": "friend", "pals": "friends", "mom": "mother", "mum": "mother",
+    "dad": "father", "kid": "child", "kids": "children",
+    "vacay": "vacation", "vacays": "vacations", "tourney": "tournament", "tourneys": "tournaments",
+    "convo": "conversation", "convos": "conversations", "bday": "birthday", "bdays": "birthdays",
+    "pic": "picture", "pics": "pictures", "uni": "university", "repo": "repository", "repos": "repositories",
+    "config": "configuration", "configs": "configurations", "prod": "production", "docs": "documentation",
+    "db": "database", "dbs": "databases", "env": "environment", "envs": "environments", "deps": "dependencies",
+    "info": "information", "fave": "favorite", "faves": "favorites",
+}
+#: Numbers said as words meet the same number in digits ("the first three of her dogs", "for 3 years"); "one"
+#: is as often a pronoun ("one of my pups") and stays a word.
+_NUMBERS = {w: str(i) for i, w in enumerate(
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split(), start=2)}
+#: A finish said as "wrap up" ("I finally wrapped that up last month", "when did we wrap up the migration"): read
+#: as "finished" (at most two words between, so a long sentence does not pair a far "up" with it).
+_WRAP_UP = re.compile(r"\bwrap(?:s|ped|ping)?\s+(?:(?:[A-Za-z'-]+\s+){0,2}?)up\b", re.IGNORECASE)
 _PLAN = re.compile(r"\b(?:plan(?:ning)?\s+to|going\s+to|gonna|will|shall|want\s+to|hope\s+to|I'll|we'll|"
                    r"can't\s+wait\s+to|should\s+we|could\s+we|shall\s+we|why\s+don't\s+we|maybe\s+we)\b",
                    re.IGNORECASE)
@@ -63,6 +87,9 @@ SAME_REPORT = 0.1
 def stem(word: str) -> str:
     """A word's light stem: lowercase, irregular past forms to their base, common suffixes off."""
     word = word.lower().strip("'-")
+    word = _CLIPPED.get(word, word)
+    if word in _NUMBERS or word.isdigit():
+        return _NUMBERS.get(word, word)
     if word in _IRREGULAR:
         word = _IRREGULAR[word]
     else:
@@ -85,8 +112,14 @@ def _event_stem(word: str) -> str:
     return stem(word)
 
 
+def _words(text: str) -> list[str]:
+    """The words of `text` read for its event: "wrap up" read as "finished"; numbers in digits only up to 20."""
+    return [w for w in _PART.findall(_WRAP_UP.sub(" finished ", text))
+            if not w.isdigit() or (len(w) <= 2 and int(w) <= 20)]
+
+
 def _stems(text: str) -> set[str]:
-    return {_event_stem(w) for w in _PART.findall(text) if w.lower() not in _STOP}
+    return {_event_stem(w) for w in _words(text) if w.lower() not in _STOP}
 
 
 def names(question: str) -> set[str]:
@@ -103,7 +136,7 @@ def name_share(question: str, text: str) -> float:
 def event_words(question: str, text: str) -> set[str]:
     """The question's event words for `text`: content stems, minus names the text shares with the question."""
     shared = names(question) & {w.lower() for w in _WORD.findall(text)}
-    return {_event_stem(w) for w in _PART.findall(question) if w.lower() not in _STOP and w.lower() not in shared}
+    return {_event_stem(w) for w in _words(question) if w.lower() not in _STOP and w.lower() not in shared}
 
 
 def event_share(question: str, text: str) -> float:
