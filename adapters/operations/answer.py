@@ -9,8 +9,7 @@ two sentences of up to MAX_CITED supporting memories, the current ones first, ea
 relative date in them followed by the calendar date it means (from the day the memory was recorded). A memory a
 newer one replaced is left out when anything current supports the answer, else shown marked "replaced by <id>".
 When those sentences hold less than MIN_COVERAGE of the question's words (a word no candidate holds weighing
-most), or the question names things (a capitalised name, an acronym: "Sentry", "CUDA") of which no candidate names
-one, the memories do not say either. The confidence (0..1) grows with the share of the question's words the
+most), the memories do not say either. The confidence (0..1) grows with the share of the question's words the
 answer holds and the best result's relevance, and drops when only replaced memories support it. A date question ("when did we ...") gets recall's
 dated answer with its sources as citations.
 
@@ -47,10 +46,6 @@ MIN_COVERAGE = 0.2
 MAX_SENTENCE = 300
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
-#: A name in a question: an acronym, a CamelCase word, or a capitalised word after the question's first word (not
-#: a month or a weekday: "from Dec 26" names a day, not a thing).
-_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b(?!(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|"
-                   r"Sat|Sun)[a-z]*\b)(?:[A-Z]{2,}[a-z]?\b|[A-Z][a-z]+[A-Z]\w*|[A-Z][a-z]{2,}\b)")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -141,11 +136,6 @@ def compose(question: str, results: Sequence[dict[str, Any]], *, tz: Any = None)
         mark = f"; replaced by {short_id(c['replaced_by'])}" if c.get("replaced_by") else ""
         quote = c["quote"] if c["quote"][-1:] in ".!?…" else c["quote"] + "."
         parts.append(f"{quote} [{short_id(c['id'])}{mark}]")
-    named = _stems(" ".join(_NAME.findall(question.strip()))) & wanted
-    said = set().union(*(_stems(s) for ss in texts.values() for s in ss)) | set().union(
-        *(_stems(r.get("title", "")) for r in candidates))
-    if named and not named & said:
-        return not_said(f"The memories recalled never name {', '.join(sorted(named))}.")
     coverage = _share(held, weight) if wanted else 0.0
     if wanted and coverage < MIN_COVERAGE:
         return {**not_said(f"The closest memories recalled hold only {coverage:.0%} of the question's words: "

@@ -88,13 +88,6 @@ def test_a_question_the_memories_do_not_answer_gets_do_not_say(project: Repo) ->
     assert doc["answer"]["confidence"] == 0.0
 
 
-def test_a_question_naming_a_thing_no_recalled_memory_names_gets_do_not_say(project: Repo) -> None:
-    doc = ask(project, "Do retried webhook requests report their errors to Sentry?")
-    assert doc["answer"]["text"] == "The memories do not say." and "sentry" in doc["answer"]["reasoning"]
-    named = ask(project, "Why did storage switch to PostgreSQL on Dec 3?")["answer"]
-    assert named["answered"] is True and "PostgreSQL" in named["text"]
-
-
 def test_a_replaced_memory_is_not_the_answer(project: Repo) -> None:
     doc = ask(project, "Which database do we use for storage?", "--mode", "exhaustive")
     answer = doc["answer"]
