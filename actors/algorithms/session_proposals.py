@@ -418,11 +418,12 @@ _PLEASANTRY = re.compile(
     re.IGNORECASE)
 #: A rule stated by the user needs this many words to stand alone in 30 days.
 MIN_RULE_WORDS = 6
-#: A short order that forbids or requires a named thing stands alone with fewer ("Don't use yarn.", "Never run any
-#: docker commands."): not one pointing back or at everything ("don't do that", "never change anything").
+#: A short order (four or five words) that forbids or requires a named thing stands alone ("Don't run any docker
+#: commands."): not one pointing back or at everything ("don't do that", "never change anything", "don't make the
+#: same mistake"), nor one about this moment's work ("don't revert my changes", "don't run the tests please").
 _SHORT_ORDER = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|always)\s+(?!(?:be|do|worry|stop|rush|hurry|panic|overthink|overdo|forget|hesitate|get|let|wait)\b)\w+\s+"
                           r"(?!.*\b(?:it|this|that|these|those|them|anything|everything|something|so|too|yet|now|again|"
-                          r"here|there|yourself|much|more)\b)\S", re.IGNORECASE)
+                          r"here|there|yourself|much|more|same|my|me|please|changes|mistake|pr|commit|file)\b)\S", re.IGNORECASE)
 #: A rule announced, not yet said: "I want to give you a few coding instructions", "two key practices" (unless the
 #: sentence goes on to say it: "another practice is to ...", "two rules: ...").
 _ANNOUNCED = re.compile(

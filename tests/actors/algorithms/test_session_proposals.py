@@ -767,7 +767,8 @@ def test_a_short_order_naming_what_it_forbids_is_a_rule(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("text", ["Don't do that again.", "Never change anything here.", "Don't stop now please.",
-                                  "Don't be so slow."])
+                                  "Don't be so slow.", "Don't make the same mistake.", "Don't revert my changes.",
+                                  "Don't run the tests please.", "Don't commit the changes.", "Don't merge the PR."])
 def test_a_short_order_pointing_back_or_at_everything_is_not_a_rule(text: str) -> None:
     assert _proposed("user", text) == []
 
