@@ -114,13 +114,6 @@ _ASKS_NEWS = re.compile(
     r"|\bhow\s+have\s+you\s+been(?:\s+(?:lately|recently|otherwise|doing))?\s*\?",
     re.IGNORECASE)
 
-#: "How are you?" asked just before a turn, and that turn answering it as a greeting ("Fine, I just bought a car."):
-#: what follows the greeting is news of its own. "Exhausted, my legs cramped" answers within the story.
-_HOW_ARE_YOU = re.compile(r"\bhow\s+(?:are|r)\s+(?:you|u)(?:\s+doing)?(?:\s+today)?\s*\?", re.IGNORECASE)
-_FINE = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:hey|hi|oh|yeah|thanks)\b[\s,!.]*)*"
-                   r"(?:i'?m\s+|i\s+am\s+|doing\s+|all\s+|pretty\s+|really\s+|very\s+|quite\s+)*"
-                   r"(?:fine|good|great|well|ok(?:ay)?|alright|not\s+(?:too\s+)?bad)\b", re.IGNORECASE)
-
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -650,8 +643,7 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
     yesterday!" / "A new game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a
     later day ends it (unless another sentence of it tells what happened: "We had fun and I met a girl. I'll call
     her tomorrow." is a plan within the story), and so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
-    ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story), or a
-    greeting the turn answers as one ("How are you?" / "Fine, I just bought a car.")."""
+    ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
     if change_asked(question) is not None:
         return candidates
     out = list(candidates)
@@ -671,8 +663,6 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
             if speaker_of(text) != own:
                 if _ASKS_NEWS.search(text):
                     break  # "Anything else new?": the other asked for news, the story is done
-                if not replied and _HOW_ARE_YOU.search(text) and _FINE.match(item.text):
-                    break  # "How are you?" / "Fine, I just bought a car.": a greeting answered, then news
                 if any(f[0].resolved_date <= _local_day(when, tz) for f in _resolutions(text, item.memory_id, when, tz)):
                     break  # "I bought a bike last week!": the other's own dated news; a reply is about that
                 replied, asked = True, asked or "?" in text

@@ -1042,15 +1042,20 @@ def test_a_plan_takes_the_later_day_it_was_settled_on_not_an_earlier_day_said_be
     assert answer.answer.startswith("2023-11-03"), answer.answer
 
 
-def test_a_turn_answering_how_are_you_as_a_greeting_tells_news_of_its_own() -> None:
-    # "Fine, I just bought a car." answers the greeting and moves on: the car was not bought on the hiking day
-    for reply, text, question in (("Mia: Sounds lovely! How are you?", "Tom: Fine, I just bought a car.",
-                                   "When did Tom buy a car?"),
-                                  ("Mia: Nice. How are you doing?", "Tom: I'm good! We finally painted the kitchen.",
-                                   "When did Tom paint the kitchen?")):
-        answer, _ = _story_date(reply, text, question)
-        assert answer.startswith("2024-06-10"), (reply, answer)  # the day the turn was said
-    # an answer within the story still goes on with it
-    answer, reasoning = _story_date("Mia: Wow, congrats! How are you?", "Tom: Exhausted, my legs cramped.",
-                                    "When did Tom's legs cramp?")
+def test_an_answer_to_how_are_you_that_stays_in_the_story_keeps_its_date() -> None:
+    # the review of 30aa834: a reply opening "Well," / "Great," / "Fine," to "How are you?" after news most often
+    # goes on with that news, so the story's "yesterday" still dates it
+    for reply, text, question in (
+            ("Mia: Wow! How are you?", "Tom: Well, we got lost on the way down for two hours.",
+             "When did Tom get lost?"),
+            ("Mia: Wow! How are you?", "Tom: Great, the view from the top was amazing.", "When was the view amazing?"),
+            ("Mia: Wow! How are you?", "Tom: Good but tired, my legs cramped on the way down.",
+             "When did Tom's legs cramp?"),
+            ("Mia: That sounds tough, how are you?", "Tom: I'm okay, I twisted my ankle on the descent.",
+             "When did Tom twist his ankle?")):
+        answer, reasoning = _story_date(reply, text, question)
+        assert answer.startswith("2024-06-09") and "turn before" in reasoning, (text, answer)
+    answer, reasoning = _story_date("Bob: ugh, how are you?", "Ana: Fine, we rolled back the migration.",
+                                    "When did Ana roll back the migration?",
+                                    hiked="Ana: Yesterday the deploy broke on the staging cluster.")
     assert answer.startswith("2024-06-09") and "turn before" in reasoning, answer
