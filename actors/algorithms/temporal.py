@@ -93,6 +93,9 @@ _SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 _NEW_SUBJECT = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:oh|well|so|and|yeah|yes)\b[\s,!.]*)*"
                           r"(?:also|anyway|anyhow|besides|by\s+the\s+way|btw|another\s+thing|one\s+more\s+thing|"
                           r"on\s+another\s+note|in\s+other\s+news|oh,?\s+and)\b", re.IGNORECASE)
+#: A turn opening on an answer to the other ("Yes, we had fun and I even met a girl."): it goes on with what the
+#: other said, so a plan of its for a later day stays within the story; news opens otherwise ("I signed up ...").
+_ANSWERS = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:yes|yeah|yep|yup|no|nope)\b", re.IGNORECASE)
 #: A turn asking for the other's news ("Anything else new?", "How about you? Anything interesting happening?",
 #: "What's been up with you?", "How's work?") hands the talk over: the story told before it is done. A question
 #: about the story ("What else did you see up there?", "Did you learn anything new?") is no such turn.
@@ -641,9 +644,11 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
     speaker's last turn before it that says when something happened, with another speaker's undated turn
     and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends
     yesterday!" / "A new game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a
-    later day ends it (unless another sentence of it tells what happened: "We had fun and I met a girl. I'll call
-    her tomorrow." is a plan within the story), and so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
-    ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
+    later day ends it (unless it answers the other and another sentence of it tells what happened: "Yes, we had fun
+    and I met a girl. I'll call her tomorrow." is a plan within the story; not "I finished the refactor. We ship it
+    next week."), and so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between
+    asking for news ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the
+    story)."""
     if change_asked(question) is not None:
         return candidates
     out = list(candidates)
@@ -674,8 +679,8 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, how.noting(f"(said in {own.capitalize()}'s turn before, the story this one "
                                                   "goes on with)"))
-            if found and not said and not _ASKS_NEWS.search(text) and _tells_past(text, found):
-                continue  # "I met a girl. I'll call her tomorrow.": a plan told within the story, which goes on
+            if found and not said and _ANSWERS.match(text) and not _ASKS_NEWS.search(text) and _tells_past(text, found):
+                continue  # "Yes, I met a girl. I'll call her tomorrow.": a plan told within the story, which goes on
             if found or _ASKS_NEWS.search(text):
                 break  # an undated "What about you?" of theirs between hands the talk over as well
     return out
@@ -685,10 +690,15 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
 def _tells_past(text: str, found: list[tuple[TemporalResolution, _Reading]]) -> bool:
-    """Whether `text` tells what happened in a sentence naming none of its dates ("Yes, we had fun and I even met a
-    girl. I'll call her tomorrow."): its later days are plans within a story told in the past."""
-    return any(past_tense(s) and not planned(s) and not any(f[0].original_text in s for f in found)
-               for s in _SENTENCE.findall(text))
+    """Whether `text` tells what happened in a sentence naming none of its dates and says each of its dates in a
+    plan ("Yes, we had fun and I even met a girl. I'll call her tomorrow."): a plan within a story told in the past.
+    ("I finished the refactor. We ship it next week." states news of its own.)"""
+    said = {f[0].original_text for f in found}
+    if len(said) > 4:  # a turn of many days is no plan told in passing (and this stays linear on hostile text)
+        return False
+    dated = [(s, any(d in s for d in said)) for s in _SENTENCE.findall(text)]
+    return (any(past_tense(s) and not planned(s) for s, has in dated if not has)
+            and all(any(d in s and planned(s) for s, has in dated if has) for d in said))
 
 
 def _partial(question: str, support: list[float], texts: Sequence[str]) -> list[float]:

@@ -1059,3 +1059,25 @@ def test_an_answer_to_how_are_you_that_stays_in_the_story_keeps_its_date() -> No
                                     "When did Ana roll back the migration?",
                                     hiked="Ana: Yesterday the deploy broke on the staging cluster.")
     assert answer.startswith("2024-06-09") and "turn before" in reasoning, answer
+
+
+def _dated_turns(turns: list[str], question: str) -> str:
+    """The answer to `question` from the last of `turns`, said one minute apart, the last on 2024-06-10."""
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)
+    times = [said - timedelta(minutes=len(turns) - 1 - k) for k in range(len(turns))]
+    told = Evidence(memory_id="told", text=turns[-1], timestamp=said, relevance=0.8, before=turns[-2],
+                    earlier=tuple(zip(turns[-2::-1], times[-2::-1])))
+    return compose_answer(question, [told], now=WEDNESDAY, tz=UTC).answer
+
+
+def test_news_told_in_the_past_beside_a_later_day_ends_the_story() -> None:
+    # the review of 7ba4f9a: "I finished the auth refactor. We ship it next week." opens news of its own, so the
+    # deploy that broke after it is not dated by yesterday's queue switch
+    answer = _dated_turns(["Ana: Yesterday we switched the queue to Redis streams.", "Bob: nice",
+                           "Ana: I finished the auth refactor. We ship it next week.", "Bob: cool",
+                           "Ana: The deploy broke because of the env file."], "When did the deploy break?")
+    assert answer.startswith("2024-06-10"), answer  # the day the turn was said
+    answer = _dated_turns(["Tom: I went hiking yesterday up the ridge trail.", "Mia: Sounds lovely!",
+                           "Tom: I signed up for a marathon. It's next month!", "Mia: Wow, which one?",
+                           "Tom: I bought new running shoes for it."], "When did Tom buy running shoes?")
+    assert answer.startswith("2024-06-10"), answer
