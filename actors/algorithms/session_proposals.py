@@ -115,10 +115,12 @@ _USER_DECISION = re.compile(
     r"|(?=we(?:'ve|\s+have)?\s+decided\b|i(?:'ve|\s+have)?\s+decided\b|we'?re\s+going\s+with\b|we\s+are\s+going\s+with\b"
     r"|we(?:'ve|\s+have)\s+(?:started\s+using|begun\s+using|switched\s+to|moved\s+to|adopted)\b"
     r"|we(?:'ll|\s+will)\s+be\s+(?:using|utili[sz]ing|switching\s+to|moving\s+to|adopting)\b"
-    # a tool turned down: "we will not use the browser terminal", "we won't use Redux" (not "we don't need X": said
-    # of the moment's work as often as of the project)
-    r"|we\s+(?:will\s+not|won'?t|(?:'ll|will)\s+never|do\s+not|don'?t)\s+use\s+(?!(?:to|it|this|that|these|those|"
-    r"them|any|anything|much|more|all|everything|you)\b)\w"
+    # a tool turned down for what is to come: "we will not use the browser terminal", "we won't use Redux" (not
+    # "we don't use/need X", said of the code as it stands; not someone's version or this one test: "No, we will not
+    # use your version, revert it", "we won't use Docker for this quick test")
+    r"|we\s+(?:will\s+not|won'?t|(?:'ll|will)\s+never)\s+use\s+(?!(?:to|it|this|that|these|those|"
+    r"them|any|anything|much|more|all|everything|you)\b)(?!.*\b(?:my|your|revert|for\s+this|in\s+this\s+"
+    r"(?:test|ticket|task|run|pr|branch))\b)\w"
     r"|decision\s+is\b|the\s+decision\b)"
     r"|(from\s+now\s+on|going\s+forward|moving\s+forward|in\s+this\s+(?:repo|repository|project|codebase)|generally"
     r"|in\s+general|as\s+a\s+(?:general\s+)?rule),?\s+(?=\w)"
@@ -412,10 +414,11 @@ _PLEASANTRY = re.compile(
 MIN_RULE_WORDS = 6
 #: A short order (four or five words) that forbids or requires a named thing stands alone ("Don't run any docker
 #: commands."): not one pointing back or at everything ("don't do that", "never change anything", "don't make the
-#: same mistake"), nor one about this moment's work ("don't revert my changes", "don't run the tests please").
+#: same mistake", "don't run the tests please"). One-off orders of this length ("Don't merge the PR.") pass: no word
+#: list told them from standing ones ("Don't edit the lock file.") on review.
 _SHORT_ORDER = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|always)\s+(?!(?:be|do|worry|stop|rush|hurry|panic|overthink|overdo|forget|hesitate|get|let|wait)\b)\w+\s+"
                           r"(?!.*\b(?:it|this|that|these|those|them|anything|everything|something|so|too|yet|now|again|"
-                          r"here|there|yourself|much|more|same|my|me|please|changes|mistake|pr|commit|file)\b)\S", re.IGNORECASE)
+                          r"here|there|yourself|much|more|same|mistake|please)\b)\S", re.IGNORECASE)
 #: A rule announced, not yet said: "I want to give you a few coding instructions", "two key practices" (unless the
 #: sentence goes on to say it: "another practice is to ...", "two rules: ...").
 _ANNOUNCED = re.compile(

@@ -767,8 +767,7 @@ def test_a_short_order_naming_what_it_forbids_is_a_rule(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("text", ["Don't do that again.", "Never change anything here.", "Don't stop now please.",
-                                  "Don't be so slow.", "Don't make the same mistake.", "Don't revert my changes.",
-                                  "Don't run the tests please.", "Don't commit the changes.", "Don't merge the PR."])
+                                  "Don't be so slow.", "Don't make the same mistake.", "Don't run the tests please."])
 def test_a_short_order_pointing_back_or_at_everything_is_not_a_rule(text: str) -> None:
     assert _proposed("user", text) == []
 
@@ -784,6 +783,9 @@ def test_a_decision_said_after_an_answer_word_or_turning_a_tool_down_is_proposed
     assert _proposed("user", said) == [("decisions", kept)]
 
 
-@pytest.mark.parametrize("said", ["we don't use that anymore", "We don't need the nginx config.", "No, we won't."])
+@pytest.mark.parametrize("said", ["we don't use that anymore", "We don't need the nginx config.", "No, we won't.",
+                                  "We don't use the second argument anywhere, remove it.",
+                                  "No, we will not use your version, revert it.",
+                                  "no, we won't use Docker for this quick test"])
 def test_a_tool_turned_down_without_naming_it_or_a_need_denied_is_not_a_decision(said: str) -> None:
     assert _proposed("user", said) == []
