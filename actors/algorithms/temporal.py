@@ -536,16 +536,20 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     none (its recorded day stands in). A later date said in another sentence than the one telling the event
     is no date of it ("It was great for skiing! Can't wait to go back next year!"), nor, for a question about a
     plan, an earlier one said in another sentence than the plan ("I took that photo last Friday. We should plan
-    to go together!")."""
+    to go together!"), unless the plan is told in the past tense ("We met last Tuesday. We planned it then.")."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
     told = event_sentence(question, item.text)
-    if plan_asked(question):  # a question about a plan is answered by the date planned, on or after that day
+    plan = plan_asked(question)
+    if plan:  # a question about a plan is answered by the date planned, on or after that day
         happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
-    if not happened and told is not item.text:  # the sentence telling the event is known: a date elsewhere
-        # is of something else ("the photo was taken last Friday. We should plan to go together")
+    # a plan told in the past tense was made on a day said beside it ("We met last Tuesday. We planned the
+    # migration together."): that day dates it
+    made = plan and past_tense(told) and not planned(told)
+    if not happened and told is not item.text and not made:  # the sentence telling the event is known: a date
+        # elsewhere is of something else ("the photo was taken last Friday. We should plan to go together")
         found = [f for f in found if f[0].original_text in told]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
@@ -607,12 +611,22 @@ def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[st
             for c, t in zip(candidates, texts)]
 
 
+#: Words settling a plan in the sentence giving its day ("Let's plan it for next month", "Agreed, ... next week").
+_SETTLED = re.compile(r"\b(?:plan(?:s|ned|ning)?|decide[ds]?|agree[ds]?|let'?s|let\s+us)\b", re.IGNORECASE)
+
+
+def _settles(text: str, when: str) -> bool:
+    """Whether a sentence of `text` saying `when` settles a plan ("Let's plan it for next month")."""
+    return any(when in s and _SETTLED.search(s) for s in _SENTENCE.findall(text))
+
+
 def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
                         tz: tzinfo) -> list[_Scored]:
     """A report that states no date takes the date of a later memory the same day that retells the same event
     with one ("I started a yoga class in the neighborhood", then "I hosted a class for them on Friday"): it holds
     only event words of the question the report holds, at least one, and says when. For a question about a plan
-    the date is one on or after that day: "We should plan to go there together" / "Let's plan it for next month"."""
+    the date is one on or after that day, said where the plan is settled: "We should plan to go there together" /
+    "Let's plan it for next month" (not "I'm off next week, so the release dinner is off")."""
     if change_asked(question) is not None:
         return candidates
     plan = plan_asked(question)
@@ -624,7 +638,8 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
             continue
         retold = [j for j in range(len(evidence)) if candidates[j][1] is not None and days[j] == days[i]
                   and evidence[j].timestamp > evidence[i].timestamp and held[j] and held[j] <= held[i]
-                  and ((candidates[j][1].resolved_end or candidates[j][1].resolved_date) >= days[j] if plan
+                  and ((candidates[j][1].resolved_end or candidates[j][1].resolved_date) >= days[j]
+                       and _settles(evidence[j].text, candidates[j][1].original_text) if plan
                        else candidates[j][1].resolved_date <= days[j])]
         if retold:
             j = min(retold, key=lambda j: evidence[j].timestamp)

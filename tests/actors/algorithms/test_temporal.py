@@ -1081,3 +1081,27 @@ def test_news_told_in_the_past_beside_a_later_day_ends_the_story() -> None:
                            "Tom: I signed up for a marathon. It's next month!", "Mia: Wow, which one?",
                            "Tom: I bought new running shoes for it."], "When did Tom buy running shoes?")
     assert answer.startswith("2024-06-10"), answer
+
+
+def test_a_plan_told_in_the_past_tense_takes_the_day_said_beside_it() -> None:
+    # the review of d7c2acd: "We planned the Kafka migration together." was made at last Tuesday's meeting
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)  # a Monday
+    for text, question, day in (
+            ("We met with the infra team last Tuesday. We planned the Kafka migration together.",
+             "When did we plan the Kafka migration?", "2024-06-04"),
+            ("Sprint retro was last Friday. That's where we planned the cutover.", "When did we plan the cutover?",
+             "2024-06-07"),
+            ("Evan: We had a call yesterday! We planned the beach trip for August.",
+             "When did Evan and Sam plan the beach trip?", "2024-06-09")):
+        answer = compose_answer(question, [evidence("told", text, said)], now=WEDNESDAY, tz=UTC)
+        assert answer.answer.startswith(day), (text, answer.answer)
+
+
+def test_a_later_day_said_the_same_day_dates_a_plan_only_where_the_plan_is_settled() -> None:
+    # "I'll be on vacation next week, so the release dinner is off" says nothing of when the release is planned
+    said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)
+    planning = evidence("planning", "We're planning the release.", said, 0.9)
+    later = evidence("later", "I'll be on vacation next week, so the release dinner is off.",
+                     said + timedelta(hours=1), 0.5)
+    answer = compose_answer("When is the release planned?", [planning, later], now=WEDNESDAY, tz=UTC)
+    assert answer.answer.startswith("2024-06-10"), answer.answer  # the day it was said, not next week
