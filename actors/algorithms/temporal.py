@@ -527,6 +527,8 @@ def _zone_name(tz: tzinfo) -> str:
 
 
 _Scored = tuple[float, "TemporalResolution | None", _Reading]
+#: A plan told as made ("We planned the cutover", "we decided on it").
+_MADE = re.compile(r"\b(?:planned|decided|agreed|arranged|scheduled)\b", re.IGNORECASE)
 
 
 def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
@@ -536,7 +538,7 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     none (its recorded day stands in). A later date said in another sentence than the one telling the event
     is no date of it ("It was great for skiing! Can't wait to go back next year!"), nor, for a question about a
     plan, an earlier one said in another sentence than the plan ("I took that photo last Friday. We should plan
-    to go together!"), unless the plan is told in the past tense ("We met last Tuesday. We planned it then.")."""
+    to go together!"), unless the plan is told as made ("We met last Tuesday. We planned it then.")."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
     told = event_sentence(question, item.text)
@@ -545,9 +547,9 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
         happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
-    # a plan told in the past tense was made on a day said beside it ("We met last Tuesday. We planned the
-    # migration together."): that day dates it
-    made = plan and past_tense(told) and not planned(told)
+    # a plan told as made ("We met last Tuesday. We planned the migration together.") was made on a day said
+    # beside it; the past tense alone is no sign ("need" reads as one)
+    made = plan and _MADE.search(told) is not None and not planned(told)
     if not happened and told is not item.text and not made:  # the sentence telling the event is known: a date
         # elsewhere is of something else ("the photo was taken last Friday. We should plan to go together")
         found = [f for f in found if f[0].original_text in told]

@@ -1083,7 +1083,7 @@ def test_news_told_in_the_past_beside_a_later_day_ends_the_story() -> None:
     assert answer.startswith("2024-06-10"), answer
 
 
-def test_a_plan_told_in_the_past_tense_takes_the_day_said_beside_it() -> None:
+def test_a_plan_told_as_made_takes_the_day_said_beside_it() -> None:
     # the review of d7c2acd: "We planned the Kafka migration together." was made at last Tuesday's meeting
     said = datetime(2024, 6, 10, 9, 0, tzinfo=UTC)  # a Monday
     for text, question, day in (
@@ -1095,6 +1095,11 @@ def test_a_plan_told_in_the_past_tense_takes_the_day_said_beside_it() -> None:
              "When did Evan and Sam plan the beach trip?", "2024-06-09")):
         answer = compose_answer(question, [evidence("told", text, said)], now=WEDNESDAY, tz=UTC)
         assert answer.answer.startswith(day), (text, answer.answer)
+    # "need" is no plan made: last Friday is the outage's day, not the plan's
+    answer = compose_answer("When did we plan the migration to Postgres?",
+                            [evidence("told", "The outage was last Friday. We need to plan the migration to Postgres.",
+                                      said)], now=WEDNESDAY, tz=UTC)
+    assert not answer.answer.startswith("2024-06-07"), answer.answer
 
 
 def test_a_later_day_said_the_same_day_dates_a_plan_only_where_the_plan_is_settled() -> None:
