@@ -731,3 +731,79 @@ def test_a_rule_turned_round_for_another_place_leaves_the_rule_standing() -> Non
     assert slot_change("From now on, never use a linter.", "Always use a linter for your Python code.") is not None
     assert slot_change("From now on, never use mocks in integration tests.",
                        "Always use mocks in the integration tests.") is not None
+
+
+def test_a_tool_relied_on_with_an_adverb_fills_its_role_and_one_also_relied_on_adds_to_it() -> None:
+    change = slot_change("However, after further discussion with the team leads, we've decided to standardize on Asana "
+                         "for project management across the entire engineering team.",
+                         "At CHEETAH, we rely heavily on Jira as our primary project management tool.")
+    assert change is not None and "'Jira' -> 'Asana'" in change.reason()
+    # a tool relied on as well stands beside the other; another role is another slot
+    assert slot_change("We also rely on Hypothesis for testing.", "We rely heavily on pytest for testing.") is None
+    assert slot_change("Going forward, use Grafana for dashboards.", "We rely heavily on Kibana for log search.") is None
+
+
+def test_since_after_has_says_when_not_why() -> None:
+    change = slot_change("However, our team has since transitioned to using Zoom as our primary video conferencing "
+                         "software.", "We've decided to standardize on Google Meet for video calls moving forward.")
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+    # a role whose words spell another kind's acronym is not that kind's role ("video conferencing software": VCS)
+    assert slot_change("However, our team has since transitioned to using Zoom as our primary video conferencing "
+                       "software.", "From now on, I need you to use GitLab as your main VCS.") is None
+
+
+def test_a_rule_said_to_be_crucial_is_a_rule_given_and_turned_round() -> None:
+    change = slot_change("So, moving forward, I want you to avoid using a password manager.",
+                         "Now, as you're handling more aspects of our software and interacting with various systems, "
+                         "it's crucial that you use a password manager.")
+    assert change is not None and change.newer.positive is False
+    # another place, or another thing, leaves it standing
+    assert slot_change("From now on, never use mocks in integration tests.",
+                       "It's crucial that you use mocks in unit tests.") is None
+    assert slot_change("It's essential that you never use print statements in production code.",
+                       "It's essential that you use a logger.") is None
+
+
+def test_a_tool_to_focus_on_called_by_its_role_is_taken_up() -> None:
+    change = slot_change("Now, I want you to focus on a specific coding assistant called CodeWhisperer.",
+                         "First, I want you to start using Codestral as your coding assistant.")
+    assert change is not None and "'Codestral' -> 'CodeWhisperer'" in change.reason()
+    assert slot_change("Focus on a task tracker called Linear.", "Use a chat tool called Slack.") is None
+
+
+def test_a_clause_conceding_something_before_the_instruction_is_not_the_slot() -> None:
+    change = slot_change("We've been standardizing our tools across the team, and while we typically use PyCharm as "
+                         "our primary IDE, I want to emphasize the use of TabNine as our coding assistant.",
+                         "I'd like you to start using CodeWhisperer as your primary coding assistant from now on.")
+    assert change is not None and "'CodeWhisperer' -> 'TabNine'" in change.reason()
+    change = slot_change("While our team often uses Skype for business, I want to shift your focus primarily to Zoom "
+                         "from now on.",
+                         "From now on, let's use Skype for our regular video calls.")
+    assert change is not None and "'Skype' -> 'Zoom'" in change.reason()
+    # "while" of when is where the rule applies; what is conceded stays; a tool added stays beside the other
+    assert slot_change("While writing tests, use pytest fixtures for setup.", "Use factory_boy for test data.") is None
+    assert slot_change("While you're working remotely, never use public Wi-Fi.",
+                       "Always use a VPN when working remotely.") is None
+    assert slot_change("While we still use Jenkins for nightly builds, use GitHub Actions for pull requests.",
+                       "Use Jenkins for nightly builds.") is None
+    assert slot_change("While we use Sentry for errors, also use Datadog for metrics.",
+                       "Use Prometheus for metrics.") is None
+
+
+def test_a_rule_said_for_a_while_only_is_turned_round_by_a_later_opposite_rule() -> None:
+    change = slot_change("Remember to avoid committing directly to the dev branch.",
+                         "I want you to commit your code directly to the dev branch today.")
+    assert change is not None and change.newer.positive is False
+    change = slot_change("Well, I wanted to emphasize the importance of not committing directly to the dev branch, "
+                         "especially as your understanding of the code base grows.",
+                         "Now, for today's task, I need you to commit directly to the dev branch.")
+    assert change is not None
+    # said for no while, a bare opposite is a conflict to settle; "Today, I want ..." opens a talk; another rule
+    # or another place stays
+    assert slot_change("Remember to avoid committing directly to the dev branch.",
+                       "I want you to commit your code directly to the dev branch.") is None
+    assert slot_change("Remember to avoid committing directly to the dev branch.",
+                       "Today, I want you to commit your code directly to the dev branch.") is None
+    assert slot_change("Never push to the release branch.",
+                       "For today's task, commit directly to the dev branch.") is None
+    assert slot_change("Do not use mocks in integration tests.", "For now, use mocks in unit tests.") is None
