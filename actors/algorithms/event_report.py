@@ -55,16 +55,17 @@ _IRREGULAR = {
 _PAST = re.compile(r"\b(?:was|were|had|did|went|got|came|saw|made|took|[a-z]{2,}ed)\b", re.IGNORECASE)
 #: Common clipped and informal forms, read as the word they stand for ("a rad vacay" tells a vacation, "a gaming
 #: tourney with my buddies" a tournament with friends); those standing for more than one word ("app", "dev",
-#: "auth", "comp", "vet") stay as said.
+#: "auth", "comp", "vet") or naming a thing in a developer's notes ("the /info endpoint", "deployed to prod": not
+#: "information", "production of the video") stay as said.
 _CLIPPED = {
     "buddy": "friend", "buddies": "friends", "pal": "friend", "pals": "friends", "mom": "mother", "mum": "mother",
     "dad": "father", "kid": "child", "kids": "children",
     "vacay": "vacation", "vacays": "vacations", "tourney": "tournament", "tourneys": "tournaments",
     "convo": "conversation", "convos": "conversations", "bday": "birthday", "bdays": "birthdays",
     "pic": "picture", "pics": "pictures", "uni": "university", "repo": "repository", "repos": "repositories",
-    "config": "configuration", "configs": "configurations", "prod": "production", "docs": "documentation",
+    "config": "configuration", "configs": "configurations", "docs": "documentation",
     "db": "database", "dbs": "databases", "env": "environment", "envs": "environments", "deps": "dependencies",
-    "info": "information", "fave": "favorite", "faves": "favorites",
+    "fave": "favorite", "faves": "favorites",
 }
 #: Numbers said as words meet the same number in digits ("the first three of her dogs", "for 3 years"); "one"
 #: is as often a pronoun ("one of my pups") and stays a word.

@@ -60,8 +60,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from memactors.actors.algorithms.event_report import (SAME_REPORT, change_asked, event_sentence,
-                                                      matched_event_words, names, past_tense, plan_asked, planned,
-                                                      report_score, reports_change)
+                                                      matched_event_words, names, plan_asked, report_score,
+                                                      reports_change)
 from memactors.events.temporal import Alternative, Evidence, ReasonedAnswer, TemporalResolution
 
 __all__ = ["Evidence", "compose_answer", "is_temporal_question", "resolve_relative_dates"]
@@ -93,9 +93,6 @@ _SPEAKER = re.compile(r"\A\s*([A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?):\s")
 _NEW_SUBJECT = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:(?:oh|well|so|and|yeah|yes)\b[\s,!.]*)*"
                           r"(?:also|anyway|anyhow|besides|by\s+the\s+way|btw|another\s+thing|one\s+more\s+thing|"
                           r"on\s+another\s+note|in\s+other\s+news|oh,?\s+and)\b", re.IGNORECASE)
-#: A turn opening on an answer to the other ("Yes, we had fun and I even met a girl."): it goes on with what the
-#: other said, so a plan of its for a later day stays within the story; news opens otherwise ("I signed up ...").
-_ANSWERS = re.compile(r"\A\s*[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?:\s+(?:yes|yeah|yep|yup|no|nope)\b", re.IGNORECASE)
 #: A turn asking for the other's news ("Anything else new?", "How about you? Anything interesting happening?",
 #: "What's been up with you?", "How's work?") hands the talk over: the story told before it is done. A question
 #: about the story ("What else did you see up there?", "Did you learn anything new?") is no such turn.
@@ -527,8 +524,6 @@ def _zone_name(tz: tzinfo) -> str:
 
 
 _Scored = tuple[float, "TemporalResolution | None", _Reading]
-#: A plan told as made ("We planned the cutover", "we decided on it").
-_MADE = re.compile(r"\b(?:planned|decided|agreed|arranged|scheduled)\b", re.IGNORECASE)
 
 
 def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
@@ -536,23 +531,17 @@ def _candidate(question: str, item: Evidence, tz: tzinfo) -> _Scored:
     confident date phrase on or before the day it was recorded (the first of equals; a later date is a
     plan, not a report; for a question about a plan, one on or after it), else its most confident one, else
     none (its recorded day stands in). A later date said in another sentence than the one telling the event
-    is no date of it ("It was great for skiing! Can't wait to go back next year!"), nor, for a question about a
-    plan, an earlier one said in another sentence than the plan ("I took that photo last Friday. We should plan
-    to go together!"), unless the plan is told as made ("We met last Tuesday. We planned it then.")."""
+    is no date of it ("It was great for skiing! Can't wait to go back next year!")."""
     found = _resolutions(item.text, item.memory_id, item.timestamp, tz)
     recorded = _local_day(item.timestamp, tz)
-    told = event_sentence(question, item.text)
-    plan = plan_asked(question)
-    if plan:  # a question about a plan is answered by the date planned, on or after that day
+    # a question about a plan is answered by the date planned: any date counts, a later one first
+    if plan_asked(question):  # a question about a plan is answered by the date planned, on or after that day
         happened = [f for f in found if (f[0].resolved_end or f[0].resolved_date) >= recorded]
     else:
         happened = [f for f in found if f[0].resolved_date <= recorded]
-    # a plan told as made ("We met last Tuesday. We planned the migration together.") was made on a day said
-    # beside it; the past tense alone is no sign ("need" reads as one)
-    made = plan and _MADE.search(told) is not None and not planned(told)
-    if not happened and told is not item.text and not made:  # the sentence telling the event is known: a date
-        # elsewhere is of something else ("the photo was taken last Friday. We should plan to go together")
-        found = [f for f in found if f[0].original_text in told]
+        told = event_sentence(question, item.text)
+        if not happened and told is not item.text:  # the sentence telling the event is known: a plan elsewhere
+            found = [f for f in found if f[0].original_text in told]
     best = max(happened or found, key=lambda f: f[0].confidence, default=None)
     score = report_score(question, item.text, item.relevance, dated=bool(happened), context=_context(item),
                          when=best[0].original_text if best else None)
@@ -613,25 +602,13 @@ def _other_speakers(question: str, candidates: list[_Scored], texts: Sequence[st
             for c, t in zip(candidates, texts)]
 
 
-#: Words settling a plan in the sentence giving its day ("Let's plan it for next month", "Agreed, ... next week").
-_SETTLED = re.compile(r"\b(?:plan(?:s|ned|ning)?|decide[ds]?|agree[ds]?|let'?s|let\s+us)\b", re.IGNORECASE)
-
-
-def _settles(text: str, when: str) -> bool:
-    """Whether a sentence of `text` saying `when` settles a plan ("Let's plan it for next month")."""
-    return any(when in s and _SETTLED.search(s) for s in _SENTENCE.findall(text))
-
-
 def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequence[Evidence],
                         tz: tzinfo) -> list[_Scored]:
     """A report that states no date takes the date of a later memory the same day that retells the same event
     with one ("I started a yoga class in the neighborhood", then "I hosted a class for them on Friday"): it holds
-    only event words of the question the report holds, at least one, and says when. For a question about a plan
-    the date is one on or after that day, said where the plan is settled: "We should plan to go there together" /
-    "Let's plan it for next month" (not "I'm off next week, so the release dinner is off")."""
+    only event words of the question the report holds, at least one, and says when."""
     if change_asked(question) is not None:
         return candidates
-    plan = plan_asked(question)
     held = [matched_event_words(question, e.text) for e in evidence]
     days = [_local_day(e.timestamp, tz) for e in evidence]
     out = list(candidates)
@@ -640,9 +617,7 @@ def _dated_by_retelling(question: str, candidates: list[_Scored], evidence: Sequ
             continue
         retold = [j for j in range(len(evidence)) if candidates[j][1] is not None and days[j] == days[i]
                   and evidence[j].timestamp > evidence[i].timestamp and held[j] and held[j] <= held[i]
-                  and ((candidates[j][1].resolved_end or candidates[j][1].resolved_date) >= days[j]
-                       and _settles(evidence[j].text, candidates[j][1].original_text) if plan
-                       else candidates[j][1].resolved_date <= days[j])]
+                  and candidates[j][1].resolved_date <= days[j]]
         if retold:
             j = min(retold, key=lambda j: evidence[j].timestamp)
             out[i] = (score, candidates[j][1], candidates[j][2].noting("(said when the event was retold)"))
@@ -659,13 +634,10 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
                     tz: tzinfo) -> list[_Scored]:
     """An undated turn of a logged conversation goes on with its speaker's story: it takes the date of the
     speaker's last turn before it that says when something happened, with another speaker's undated turn
-    and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends
-    yesterday!" / "A new game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a
-    later day ends it (unless it answers the other and another sentence of it tells what happened: "Yes, we had fun
-    and I met a girl. I'll call her tomorrow." is a plan within the story; not "I finished the refactor. We ship it
-    next week."), and so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between
-    asking for news ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the
-    story)."""
+    and only undated turns of theirs between, within STORY_WINDOW ("Guess what I organised with my friends yesterday!" / "A new
+    game?" / "No, a charity tournament!"), held STORY_SURE as surely. A turn of theirs naming a later day ends it, and
+    so does a new subject: a turn opening "Oh, and" / "also" / "by the way", or a question between asking for news
+    ("Anything else new?"; the teller's own "How about you?" unless the other then asks about the story)."""
     if change_asked(question) is not None:
         return candidates
     out = list(candidates)
@@ -696,26 +668,9 @@ def _dated_by_story(question: str, candidates: list[_Scored], evidence: Sequence
                 told = told.model_copy(update={"confidence": round(told.confidence * STORY_SURE, 3)})
                 out[i] = (score, told, how.noting(f"(said in {own.capitalize()}'s turn before, the story this one "
                                                   "goes on with)"))
-            if found and not said and _ANSWERS.match(text) and not _ASKS_NEWS.search(text) and _tells_past(text, found):
-                continue  # "Yes, I met a girl. I'll call her tomorrow.": a plan told within the story, which goes on
             if found or _ASKS_NEWS.search(text):
                 break  # an undated "What about you?" of theirs between hands the talk over as well
     return out
-
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-
-
-def _tells_past(text: str, found: list[tuple[TemporalResolution, _Reading]]) -> bool:
-    """Whether `text` tells what happened in a sentence naming none of its dates and says each of its dates in a
-    plan ("Yes, we had fun and I even met a girl. I'll call her tomorrow."): a plan within a story told in the past.
-    ("I finished the refactor. We ship it next week." states news of its own.)"""
-    said = {f[0].original_text for f in found}
-    if len(said) > 4:  # a turn of many days is no plan told in passing (and this stays linear on hostile text)
-        return False
-    dated = [(s, any(d in s for d in said)) for s in _SENTENCE.findall(text)]
-    return (any(past_tense(s) and not planned(s) for s, has in dated if not has)
-            and all(any(d in s and planned(s) for s, has in dated if has) for d in said))
 
 
 def _partial(question: str, support: list[float], texts: Sequence[str]) -> list[float]:

@@ -27,6 +27,14 @@ def test_a_clipped_or_informal_word_meets_the_word_it_stands_for() -> None:
                                                "Moved the repo to GitHub yesterday.")
 
 
+def test_a_clipped_name_of_a_thing_in_a_developers_notes_stays_as_said() -> None:
+    # "the /info endpoint" is no "information", "deployed to prod" no "production of the demo video"
+    assert "information" not in matched_event_words("When did we add the info endpoint?",
+                                                    "We added more information to the endpoint docs yesterday.")
+    assert "production" not in matched_event_words("When did we deploy to prod?",
+                                                   "Production of the demo video started yesterday.")
+
+
 def test_a_tournament_told_as_a_tourney_with_buddies_is_not_a_later_mention_of_an_earlier_one() -> None:
     # the earlier charity tournament holds the question's words said plainly; the one asked about (with friends)
     # says them the way people talk, and must not count as a retelling of the first
