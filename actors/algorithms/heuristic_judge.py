@@ -59,7 +59,7 @@ DECIDED = frozenset({"decisions", "patterns"})
 STAGED = frozenset({"decisions"})
 #: The offline rules' version, recorded with each run: a run after a change of rules judges every pair worth judging
 #: again, not only those of new memories (bumped whenever what the heuristic decides changes).
-RULES = 14
+RULES = 13
 #: How much of a body the judge reads: a hostile note costs bounded time.
 MAX_TEXT = 4000
 #: A named replacement, a later state of a task, a restatement: how sure the heuristic is (docs/consolidation.md).
