@@ -104,8 +104,10 @@ _LABEL_NS = {"decision": "decisions", "key decision": "decisions", "we decided":
              "root cause": "learnings", "gotcha": "learnings", "blocker": "blockers", "rule": "patterns",
              "convention": "patterns"}
 #: What the user says when deciding; the group is dropped from the summary ("Let's use uv" -> "Use uv").
+#: The answer word a decision may open with ("ok, ", "no, "): left out of what it states.
+_ANSWER_WORDS = r"(?:ok(?:ay)?|alright|right|so|yes|yeah|no|nope|good|great|fine|cool)[,.!]?\s+"
 _USER_DECISION = re.compile(
-    r"^(?:(?:ok(?:ay)?|alright|right|so|yes|yeah|no|nope|good|great|fine|cool)[,.!]?\s+)?(?:"
+    r"^(?:" + _ANSWER_WORDS + r")?(?:"
     r"(let'?s|let\s+us)\s+(?=(?:use|go\s+with|switch|move|keep|stick|standardi[sz]e|adopt|drop|pin|replace|store|"
     r"put|make|require|target|support|run|ship|cap|limit|stop|always|never|avoid|follow|import|rely\s+on|"
     r"start\s+using|turn\s+(?:on|off)|enable|disable|set|do\s+(?=[\w.-]+\s*=\s*\w))\b"
@@ -127,8 +129,7 @@ _USER_DECISION = re.compile(
     r"|(?=(?:always|never)\s+(?!mind\b)\w+)"  # ("never mind, revert that" takes a word back, asks nothing)
     r"|(?=(?:we|this\s+project|the\s+project)\s+(?:always|never|only)\s+\w+)"
     r")", re.IGNORECASE)
-#: The answer word a decision may open with ("ok, ", "no, ").
-_ANSWER_WORD = re.compile(r"^(?:ok(?:ay)?|alright|right|so|yes|yeah|no|nope|good|great|fine|cool)[,.!]?\s+(?=\w)", re.IGNORECASE)
+_ANSWER_WORD = re.compile(r"^" + _ANSWER_WORDS + r"(?=\w)", re.IGNORECASE)
 _USER_LEARNING = re.compile(
     r"^(?:(til|fyi|note\s+to\s+self|lesson\s+learned|heads\s+up)\s*[:,—-]?\s+"
     r"|(?=(?:it\s+)?turns\s+out\b|i\s+(?:just\s+)?(?:learned|found\s+out|realised|realized)\b"
