@@ -39,7 +39,12 @@ itself). A replaced memory is listed with its replacement just above it —
 just below it when the question asks what held before ("what was the bug
 behind X"); when it asks what holds now, of the memories listed that state
 the state of one thing ("LSP tool is ...", "LSP tool failure is ...") the
-newest comes first, after the replacements are placed. The
+newest comes first, after the replacements are placed. Two standing
+decisions (or patterns) on one subject (cosine of their vectors at least
+SAME_SUBJECT_COSINE) that answer about as well (the newer scoring at least
+NEWER_FIRST_SHARE of the older) are listed newer first, unless the question asks
+what held before: a change the judge left unlinked (precision first) still shows
+its latest value first, and the older stays listed, unmarked. The
 agent's narration, lead-ins and bare headings are not listed (except with
 `--mode exhaustive`).
 """
@@ -117,6 +122,15 @@ FOCUS_WINDOW = 3
 #: Exponent of (1 + the share of the question's distinctive words a candidate holds) in its score: among the
 #: candidates focus reads, one holding the words few of them hold ranks above those sharing only their topic.
 DISTINCT_WEIGHT = 0.2
+#: Namespaces whose memories hold a choice or a rule that a later one on the same subject may change.
+CHOICE_NAMESPACES = frozenset({"decisions", "patterns"})
+#: Cosine of two choices' vectors at or above which they are on one subject (MemoryCode tuning: 0.6 reorders a
+#: changed convention over its unlinked old value; 0.45 also reorders neighbouring rules).
+SAME_SUBJECT_COSINE = 0.6
+#: A newer choice scoring at least this share of an older one on the same subject is listed above it...
+NEWER_FIRST_SHARE = 0.8
+#: ... when it is listed at most this many places below it.
+NEWER_FIRST_REACH = 3
 _PRESENT = re.compile(
     r"\b(?:now|current(?:ly)?|today|these\s+days|at\s+the\s+moment|nowadays|still|latest)\b"
     r"|^\s*(?:what|which|how|where|who)\b(?!.*\b(?:did|was|were|had|used\s+to|before|originally|first|initially"
@@ -389,6 +403,8 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
     hits = _current_first(index, hits, limit, mode, below=past_state(query))
+    if not past_state(query):
+        hits = _newer_choice_first(index, hits)
     # after the replacements are placed: what replaced a summary's facts, pulled above it, is no newer than a
     # statement of the same thing's state listed below it
     return _newest_state_first(hits) if present_tense(query) else hits
@@ -441,6 +457,39 @@ def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:
                 for other in by_subject.values():
                     if other is not places:
                         other[:] = [p + 1 if places[0] <= p < newest else p for p in other]
+    return out
+
+
+def _newer_choice_first(index: RecallIndex, hits: list[RecallHit]) -> list[RecallHit]:
+    """Each standing choice followed closely by a newer standing one on the same subject (same namespace, vectors
+    at least SAME_SUBJECT_COSINE alike) scoring at least NEWER_FIRST_SHARE of it: the newer moved just above it.
+    Without vectors, the order is left as it is."""
+    vectors = index.vectors
+    if vectors is None:
+        return hits
+    out = list(hits)
+
+    def choice(hit: RecallHit) -> int | None:
+        entry = hit.entry
+        if entry.kind is not EntryKind.MEMORY or entry.superseded_by or entry.namespace not in CHOICE_NAMESPACES:
+            return None
+        row = index.entries.row_of(entry.id)
+        return row if row is not None and row < len(vectors) else None  # a memory captured since: no vector
+
+    i = 0
+    while i < len(out):  # each move puts a strictly newer choice at i: at most len(out) moves per place
+        older = out[i]
+        row = choice(older)
+        newer_at = None if row is None else next((
+            j for j in range(i + 1, min(len(out), i + 1 + NEWER_FIRST_REACH))
+            if (other := choice(out[j])) is not None and out[j].entry.namespace == older.entry.namespace
+            and out[j].entry.timestamp > older.entry.timestamp
+            and out[j].score >= NEWER_FIRST_SHARE * older.score
+            and float(vectors[row] @ vectors[other]) >= SAME_SUBJECT_COSINE), None)
+        if newer_at is None:
+            i += 1
+        else:
+            out.insert(i, out.pop(newer_at))
     return out
 
 

@@ -141,6 +141,37 @@ def test_what_replaced_a_summarys_fact_is_pulled_up_no_higher_than_a_newer_state
     assert [h.entry.id for h in hits] == [fixed.id, cause.id, "summary:s1"]
 
 
+def test_of_two_standing_choices_on_one_subject_answering_about_as_well_the_newer_is_listed_first(
+        tmp_path: Path) -> None:
+    # a change of rule the judge left unlinked: the older wording matches the question a little better
+    embedder = embedder_from_env()
+    full = _memory(1, "Always run the full test suite before pushing to main.",
+                   "Always run the full test suite before pushing to main.", minutes_ago=3000, namespace="decisions")
+    changed = _memory(2, "Before pushing, run only the tests of the packages you changed; CI runs the full suite.",
+                      "Before pushing, run only the tests of the packages you changed; CI runs the full suite.",
+                      minutes_ago=100, namespace="decisions")
+    index = _index(tmp_path, [full, changed], embedder=embedder)
+    now = search(index, "What tests should I run before pushing?", limit=2, embedder=embedder)
+    assert [h.entry.id for h in now] == [changed.id, full.id]
+    assert now[0].score < now[1].score  # listed first for being newer, not for answering better
+    # a question about what held before keeps the order of relevance
+    before = search(index, "Which tests did we run before pushing, originally?", limit=2, embedder=embedder)
+    assert [h.entry.id for h in before] == [full.id, changed.id]
+
+
+def test_a_newer_choice_on_another_subject_keeps_its_place_below(tmp_path: Path) -> None:
+    # the main database and the unit tests' database: two choices that both stand, on different subjects
+    embedder = embedder_from_env()
+    main = _memory(1, "Use PostgreSQL as the main database.", "Use PostgreSQL as the main database.",
+                   minutes_ago=3000, namespace="decisions")
+    tests = _memory(2, "Use SQLite as the database in unit tests.", "Use SQLite as the database in unit tests.",
+                    minutes_ago=100, namespace="decisions")
+    index = _index(tmp_path, [main, tests], embedder=embedder)
+    hits = search(index, "Which database do we use?", limit=2, embedder=embedder)
+    assert [h.entry.id for h in hits] == [main.id, tests.id]
+    assert hits[1].score >= 0.8 * hits[0].score  # close enough in score: only the subject keeps them apart
+
+
 def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
     assert state_subject("LSP tool is now fully functional - race condition resolved") == "lsp tool"
     assert state_subject("Memory index location is project-specific") == "memory index location"
