@@ -461,31 +461,32 @@ def _newest_state_first(hits: list[RecallHit]) -> list[RecallHit]:
 
 
 def _newer_choice_first(index: RecallIndex, hits: list[RecallHit]) -> list[RecallHit]:
-    """Each standing choice followed closely by a newer standing one on the same subject (same namespace, vectors
-    at least SAME_SUBJECT_COSINE alike) scoring at least NEWER_FIRST_SHARE of it: the newer moved just above it.
+    """A standing choice listed at most NEWER_FIRST_REACH places below others moved above them when it is newer
+    than each, in the same namespace, on the same subject (vectors at least SAME_SUBJECT_COSINE alike) and scores
+    at least NEWER_FIRST_SHARE of each: it never passes a hit on another subject or one answering much better.
     Without vectors, the order is left as it is."""
     vectors = index.vectors
     if vectors is None:
         return hits
     out = list(hits)
-
-    def choice(hit: RecallHit) -> int | None:
+    rows = {}
+    for hit in out:
         entry = hit.entry
-        if entry.kind is not EntryKind.MEMORY or entry.superseded_by or entry.namespace not in CHOICE_NAMESPACES:
-            return None
-        row = index.entries.row_of(entry.id)
-        return row if row is not None and row < len(vectors) else None  # a memory captured since: no vector
+        if entry.kind is EntryKind.MEMORY and not entry.superseded_by and entry.namespace in CHOICE_NAMESPACES:
+            row = index.entries.row_of(entry.id)
+            if row is not None and row < len(vectors):
+                rows[entry.id] = row
+
+    def passes(newer: RecallHit, older: RecallHit) -> bool:
+        one, other = rows.get(newer.entry.id), rows.get(older.entry.id)
+        return (one is not None and other is not None and newer.entry.namespace == older.entry.namespace
+                and newer.entry.timestamp > older.entry.timestamp and newer.score >= NEWER_FIRST_SHARE * older.score
+                and float(vectors[one] @ vectors[other]) >= SAME_SUBJECT_COSINE)
 
     i = 0
     while i < len(out):  # each move puts a strictly newer choice at i: at most len(out) moves per place
-        older = out[i]
-        row = choice(older)
-        newer_at = None if row is None else next((
-            j for j in range(i + 1, min(len(out), i + 1 + NEWER_FIRST_REACH))
-            if (other := choice(out[j])) is not None and out[j].entry.namespace == older.entry.namespace
-            and out[j].entry.timestamp > older.entry.timestamp
-            and out[j].score >= NEWER_FIRST_SHARE * older.score
-            and float(vectors[row] @ vectors[other]) >= SAME_SUBJECT_COSINE), None)
+        newer_at = next((j for j in range(i + 1, min(len(out), i + 1 + NEWER_FIRST_REACH))
+                         if all(passes(out[j], out[k]) for k in range(i, j))), None)
         if newer_at is None:
             i += 1
         else:

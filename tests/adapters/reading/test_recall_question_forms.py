@@ -13,7 +13,7 @@ from memactors.actors.ports import Embedder
 from memactors.adapters.models.embeddings import embedder_from_env
 from memactors.adapters.reading.focus import distinctive_weights, focus, held_stems, stem_weights
 from memactors.adapters.reading.read_cache import ReadCache, RecallIndex
-from memactors.adapters.reading.recall import past_state, search, state_subject
+from memactors.adapters.reading.recall import RecallHit, _newer_choice_first, past_state, search, state_subject
 from memactors.events.memory import Memory
 from memactors.events.metadata import MemoryMeta
 from memactors.events.read_model import EntryKind
@@ -170,6 +170,23 @@ def test_a_newer_choice_on_another_subject_keeps_its_place_below(tmp_path: Path)
     hits = search(index, "Which database do we use?", limit=2, embedder=embedder)
     assert [h.entry.id for h in hits] == [main.id, tests.id]
     assert hits[1].score >= 0.8 * hits[0].score  # close enough in score: only the subject keeps them apart
+
+
+def test_a_newer_choice_never_passes_a_hit_answering_much_better_even_after_another_moved(tmp_path: Path) -> None:
+    # 100 moves above 79 (newer, close in score); 120 may pass 100 but not 79, which answers much better
+    embedder = embedder_from_env()
+    day = 24 * 60
+    oldest = _memory(1, "Python line length is 79 characters.", "Python line length is 79 characters.",
+                     minutes_ago=400 * day, namespace="decisions")
+    middle = _memory(2, "Line length for Python is 100 now.", "Line length for Python is 100 now.",
+                     minutes_ago=300 * day, namespace="decisions")
+    newest = _memory(3, "Set Python line length to 120 in ruff.", "Set Python line length to 120 in ruff.",
+                     minutes_ago=100 * day, namespace="decisions")
+    index = _index(tmp_path, [oldest, middle, newest], embedder=embedder)
+    by_id = {e.id: e for e in (index.entries[row] for row in range(len(index.entries)))}
+    hits = [RecallHit(by_id[m.id], score, score, False, True)
+            for m, score in ((oldest, 1.0), (middle, 0.85), (newest, 0.7))]
+    assert [h.entry.id for h in _newer_choice_first(index, hits)] == [middle.id, oldest.id, newest.id]
 
 
 def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
