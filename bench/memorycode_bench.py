@@ -31,8 +31,9 @@ earlier. Consolidated offline (local MiniLM, no LLM), then scored:
   memory of its other topic, or replaces in part an older such sentence on its other topic, counts right when
   that sentence states the other topic's value given by the end of its session, by the data set's own texts
   (`edges_right_other_clause`; `precision_one_topic_labels` counts them wrong, as figures before 2026-11-26 did);
-- update recall: an update (a topic's value changed) counts found when it supersedes an earlier memory of its
-  topic holding another value;
+- update recall: an update (a topic's value changed) counts found when it (or its copy) supersedes an earlier
+  memory of its topic holding another value, or that memory's copy (figures before 2026-11-27 (fourth) did not
+  count an edge to the copy: 13 fewer updates on the tuning part);
 - current value first: for each topic that changed, recall asked the topic's frame (its text without the value)
   lists the current memory in its top 3, above every memory holding a replaced value (a summary's hit stands for
   its standing members: the replaced ones it lists as replaced are not shown as current; `--strict-summaries`
@@ -338,7 +339,8 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         earlier = history.get(ins.topic, [])
         if earlier and earlier[-1].version != ins.version:
             updates += 1
-            replaced = {e.key for e in earlier if e.version != ins.version}
+            # the replaced memory or its copy (a sentence stating two instructions stands for both)
+            replaced = {k for e in earlier if e.version != ins.version for k in same[e.key]}
             if any((key, k) in edges for key in same[ins.key] for k in replaced):
                 found += 1
             else:
