@@ -33,7 +33,11 @@ earlier. Consolidated offline (local MiniLM, no LLM), then scored:
   (`edges_right_other_clause`; `precision_one_topic_labels` counts them wrong, as figures before 2026-11-26 did);
 - update recall: an update (a topic's value changed) counts found when it (or its copy) supersedes an earlier
   memory of its topic holding another value, or that memory's copy (figures before 2026-11-27 (fourth) did not
-  count an edge to the copy: 13 fewer updates on the tuning part);
+  count an edge to the copy: 13 fewer updates on the tuning part); `update_recall_named` the same over the
+  updates whose new sentence and replaced sentence both name their values (the rest no judge can link from the
+  sentence: "Good morning, Sophia." picked for an instruction the turn gives in other words; so
+  `current_first_named` over the topics whose every sentence names its value, and `replaced_in_block_named`
+  counting a replaced sentence that names its value shown while the current one names its own);
 - current value first: for each topic that changed, recall asked the topic's frame (its text without the value)
   lists the current memory in its top 3, above every memory holding a replaced value (a summary's hit stands for
   its standing members: the replaced ones it lists as replaced are not shown as current; `--strict-summaries`
@@ -331,7 +335,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         partial_wrong += not ok and reason.startswith("(partial)")
         if not ok:
             wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r} [{reason[:90]}]")
-    updates = found = 0
+    updates = found = named = named_found = 0
     missed_rows = []
     latest: dict[str, Instruction] = {}
     history: dict[str, list[Instruction]] = {}
@@ -341,7 +345,11 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             updates += 1
             # the replaced memory or its copy (a sentence stating two instructions stands for both)
             replaced = {k for e in earlier if e.version != ins.version for k in same[e.key]}
-            if any((key, k) in edges for key in same[ins.key] for k in replaced):
+            hit = any((key, k) in edges for key in same[ins.key] for k in replaced)
+            if ins.found_sentence and earlier[-1].found_sentence:  # both sentences name their values
+                named += 1
+                named_found += hit
+            if hit:
                 found += 1
             else:
                 missed_rows.append(f"{ins.summary[:70]!r} (was {earlier[-1].summary[:60]!r})")
@@ -351,7 +359,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
     coding = {f"i{t['id']}": t["text"] for t in topics["instructions"]}
     coding |= {f"f{t['id']}": t["text"] for t in topics["fillers_instruction"]}
     index = ReadCache(GitStore(path).common_dir).load()
-    asked = first = 0
+    asked = first = asked_named = first_named = 0
     _, gone = hiding_edges(path)
     causes: dict[str, int] = {}
     causes_rows: list[str] = []
@@ -377,6 +385,9 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
         old_at = next((i for i, keys in enumerate(ranked) if keys & replaced), None)
         ok = cur_at is not None and cur_at < 3 and (old_at is None or cur_at < old_at)
         first += ok
+        if all(e.found_sentence for e in events):  # every sentence of the topic names its value
+            asked_named += 1
+            first_named += ok
         if not ok:  # why not: a replaced memory above it (standing or not), else the current one missing or low
             if old_at is not None and (cur_at is None or old_at < cur_at):
                 why = "cf_above_" + _status(ranked[old_at] & replaced, edges, gone) + kinds[old_at]
@@ -390,7 +401,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
     block, _ = session_start(None, path, {}, now=now.timestamp())
     lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
              if line.startswith("- ")]
-    shown = 0
+    shown = shown_named = 0
     standing = {_norm(i.summary) for i in latest.values()}  # a sentence stating a current instruction is shown
     for topic, events in history.items():
         current = latest[topic]
@@ -398,12 +409,16 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             if e.version != current.version and _norm(e.summary) not in standing \
                     and any(_shows(line, e.summary) for line in lines):
                 shown += 1
+                shown_named += e.found_sentence and current.found_sentence
                 why = "block_" + _status(same[e.key], edges, gone)
                 causes[why] = causes.get(why, 0) + 1
                 causes_rows.append(f"{why}: {e.summary[:70]!r} (now {current.summary[:60]!r})")
     return {"edges_right": right, "edges_wrong": wrong, "edges_wrong_partial": partial_wrong,
             "edges_right_other_clause": other_clause, "updates": updates, "updates_found": found,
+            "updates_named": named, "updates_named_found": named_found,
             "topics_changed": asked, "current_first": first, "replaced_in_block": shown,
+            "topics_changed_named": asked_named, "current_first_named": first_named,
+            "replaced_in_block_named": shown_named,
             **causes, "wrong": wrong_rows, "missed": missed_rows, "causes": causes_rows}
 
 
@@ -522,8 +537,12 @@ def main() -> int:
                            / (predicted + totals.get("edges_right_other_clause", 0)), 3) if predicted else 1.0,
         "precision_one_topic_labels": round(totals.get("edges_right", 0) / predicted, 3) if predicted else 1.0,
         "update_recall": round(totals.get("updates_found", 0) / totals["updates"], 3) if totals.get("updates") else None,
+        "update_recall_named": round(totals.get("updates_named_found", 0) / totals["updates_named"], 3)
+        if totals.get("updates_named") else None,
         "current_first": round(totals.get("current_first", 0) / totals["topics_changed"], 3)
         if totals.get("topics_changed") else None,
+        "current_first_named": round(totals.get("current_first_named", 0) / totals["topics_changed_named"], 3)
+        if totals.get("topics_changed_named") else None,
         "replaced_in_block": totals.get("replaced_in_block", 0),
         "seconds": round(time.perf_counter() - started, 1),
     }
