@@ -255,6 +255,11 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         at, ok = _positions(rows, np.fromiter((row for row, _ in found.bm25), dtype=np.intp, count=len(found.bm25)))
         values = np.fromiter((value for _, value in found.bm25), dtype=np.float64, count=len(found.bm25))
         np.add.at(ranking, at[ok], (LEXICAL_WEIGHT * values[ok] / best).astype(ranking.dtype))
+    if found is not None and index.lexical_rows is not None:
+        # a memory new since the run has no BM25 (its text is not in the lexical index yet): its share of the
+        # question's words stands in, so it ranks as it will once the next run indexes it
+        late = np.flatnonzero(rows >= index.lexical_rows)
+        ranking[late] += LEXICAL_WEIGHT * share[late]
     columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
     replaced = PRESENT_SUPERSEDED_FACTOR if present_tense(query) else SUPERSEDED_FACTOR
@@ -291,13 +296,16 @@ def _held_in_a_line(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.in
 
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:
     """`score` of the best `depth` candidates multiplied by their focus^FOCUS_WEIGHT and by (1 + the share of the
-    question's distinctive words they hold)^DISTINCT_WEIGHT, in place (a memory new since the run, with no text in
-    the lexical index, keeps its score)."""
+    question's distinctive words they hold)^DISTINCT_WEIGHT, in place (a memory new since the run, whose text the
+    lexical index does not hold yet, is read from its summary and excerpt)."""
     best = np.argsort(-score, kind="stable")[:depth]
-    if index.lexical_rows is not None:
-        best = best[rows[best] < index.lexical_rows]
+    late = best[rows[best] >= index.lexical_rows] if index.lexical_rows is not None else best[:0]
     assert index.lexical is not None
-    text = texts(index.lexical, (int(rows[i]) for i in best), index.run_id)
+    text = texts(index.lexical, (int(rows[i]) for i in best if index.lexical_rows is None
+                                 or rows[i] < index.lexical_rows), index.run_id)
+    for i in late:
+        entry = index.entries[int(rows[i])]
+        text[int(rows[i])] = f"{entry.title or entry.summary}\n{entry.excerpt}"
     weights = stem_weights(found.weights)
     held: dict[int, set[str]] = {}
     for i in best:

@@ -12,6 +12,7 @@ from memactors.actors.algorithms.indexing import build_read_model
 from memactors.actors.ports import Embedder
 from memactors.adapters.models.embeddings import embedder_from_env
 from memactors.adapters.reading.focus import distinctive_weights, focus, held_stems, stem_weights
+from memactors.adapters.reading.fresh import with_fresh
 from memactors.adapters.reading.read_cache import ReadCache, RecallIndex
 from memactors.adapters.reading.recall import RecallHit, _newer_choice_first, past_state, search, state_subject
 from memactors.events.memory import Memory
@@ -187,6 +188,27 @@ def test_a_newer_choice_never_passes_a_hit_answering_much_better_even_after_anot
     hits = [RecallHit(by_id[m.id], score, score, False, True)
             for m, score in ((oldest, 1.0), (middle, 0.85), (newest, 0.7))]
     assert [h.entry.id for h in _newer_choice_first(index, hits)] == [middle.id, oldest.id, newest.id]
+
+
+def test_a_memory_captured_since_the_run_ranks_as_it_will_once_the_next_run_indexes_it(tmp_path: Path) -> None:
+    # the run indexed the old choice; the new one was captured since: read from its note, no BM25, no lexical text
+    embedder = embedder_from_env()
+    day = 24 * 60
+    old = _memory(1, "Format Python code with black, line length 100.",
+                  "Format Python code with black, line length 100.", minutes_ago=200 * day, namespace="decisions")
+    new = _memory(2, "Use ruff format instead of black to format Python code.",
+                  "Use ruff format instead of black to format Python code.", minutes_ago=60 * day,
+                  namespace="decisions")
+    others = [_memory(10 + i, text, text, minutes_ago=(300 + i) * day, namespace="decisions") for i, text in enumerate((
+        "Use Terraform for all cloud infrastructure.", "Feature flags are managed in LaunchDarkly.",
+        "Use Sentry for error tracking in every service.", "Docker images are built with multi-stage builds."))]
+    question = "How do we format Python code?"
+    indexed = search(_index(tmp_path / "later", [old, new, *others], embedder=embedder), question, limit=2,
+                     embedder=embedder)
+    fresh = search(with_fresh(_index(tmp_path / "now", [old, *others], embedder=embedder), [old, new, *others],
+                              embedder), question, limit=2, embedder=embedder)
+    assert [h.entry.id for h in fresh] == [h.entry.id for h in indexed] == [new.id, old.id]
+    assert fresh[0].score >= 0.8 * indexed[0].score
 
 
 def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
