@@ -5,7 +5,8 @@ An entry's relevance (absolute, 0..1) blends the cosine of the query to it
 IDF-weighted share of the query's words it holds (the FTS5 index of
 adapters/reading/lexical_index.py; without one, plain word overlap). Its
 ranking score adds BM25 (title, text, tags weighted; scaled to the best
-match) and multiplies by retention, quality and standing:
+match; a memory captured since the run, not in that index yet, adds its word share
+in its place) and multiplies by retention, quality and standing:
 `(relevance + 0.3 · bm25/best) · (0.8 + 0.2 · retention) · (1 − 0.4 · (1 − quality))
 · (0.85 if replaced)`, so a fragment or a replaced statement comes after a
 memory that answers as well; the best candidates' score is then multiplied
