@@ -5,8 +5,8 @@ An entry's relevance (absolute, 0..1) blends the cosine of the query to it
 IDF-weighted share of the query's words it holds (the FTS5 index of
 adapters/reading/lexical_index.py; without one, plain word overlap). Its
 ranking score adds BM25 (title, text, tags weighted; scaled to the best
-match; a memory captured since the run, not in that index yet, adds its word share
-in its place) and multiplies by retention, quality and standing:
+match; a memory captured since the run, not in that index yet, adds 0.75 of its
+IDF-weighted word share in its place) and multiplies by retention, quality and standing:
 `(relevance + 0.3 · bm25/best) · (0.8 + 0.2 · retention) · (1 − 0.4 · (1 − quality))
 · (0.85 if replaced)`, so a fragment or a replaced statement comes after a
 memory that answers as well; the best candidates' score is then multiplied
@@ -123,6 +123,9 @@ FOCUS_WINDOW = 3
 #: Exponent of (1 + the share of the question's distinctive words a candidate holds) in its score: among the
 #: candidates focus reads, one holding the words few of them hold ranks above those sharing only their topic.
 DISTINCT_WEIGHT = 0.2
+#: A memory captured since the run has no BM25 yet (the lexical index holds it after the next run): its
+#: IDF-weighted word share, times this, stands in for BM25 scaled to the best match.
+FRESH_LEXICAL_SHARE = 0.75
 #: Namespaces whose memories hold a choice or a rule that a later one on the same subject may change.
 CHOICE_NAMESPACES = frozenset({"decisions", "patterns"})
 #: Cosine of two choices' vectors at or above which they are on one subject (MemoryCode tuning: 0.6 reorders a
@@ -235,7 +238,14 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         coverage = share * np.float32(found.known / whole if whole else 0.0)
         if index.lexical_rows is not None:  # memories new since the run: not in its lexical index, matched by words
             late = np.flatnonzero(rows >= index.lexical_rows)
-            if len(late):
+            weights = stem_weights(found.weights)
+            whole_weight = sum(weights.values())
+            if len(late) and whole_weight > 0:  # the IDF-weighted share of the words the index knows, as stored rows
+                for i in late:
+                    held = held_stems(_fresh_text(index.entries[int(rows[i])]), weights)
+                    share[i] = sum(weights[s] for s in held) / whole_weight
+                coverage[late] = share[late] * np.float32(found.known / whole if whole else 0.0)
+            elif len(late):
                 share[late] = coverage[late] = _lexical(frozenset(terms(query)),
                                                         [index.entries[int(rows[i])] for i in late])
     if semantic(index, embedder):
@@ -260,7 +270,7 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         # a memory new since the run has no BM25 (its text is not in the lexical index yet): its share of the
         # question's words stands in, so it ranks as it will once the next run indexes it
         late = np.flatnonzero(rows >= index.lexical_rows)
-        ranking[late] += LEXICAL_WEIGHT * share[late]
+        ranking[late] += FRESH_LEXICAL_SHARE * LEXICAL_WEIGHT * share[late]
     columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
     replaced = PRESENT_SUPERSEDED_FACTOR if present_tense(query) else SUPERSEDED_FACTOR
@@ -270,6 +280,12 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
     if found is not None and found.weights:
         _focused(index, found, rows, score, depth)
     return _Scored(rows.tolist(), relevance, score, result, evident)
+
+
+def _fresh_text(entry: IndexedEntry) -> str:
+    """What recall reads of a memory captured since the run, whose text the lexical index does not hold yet: its
+    title and excerpt."""
+    return f"{entry.title or entry.summary}\n{entry.excerpt}"
 
 
 def _held_in_a_line(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], share: np.ndarray,
@@ -298,15 +314,14 @@ def _held_in_a_line(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.in
 def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], score: np.ndarray, depth: int) -> None:
     """`score` of the best `depth` candidates multiplied by their focus^FOCUS_WEIGHT and by (1 + the share of the
     question's distinctive words they hold)^DISTINCT_WEIGHT, in place (a memory new since the run, whose text the
-    lexical index does not hold yet, is read from its summary and excerpt)."""
+    lexical index does not hold yet, is read from its title and excerpt: one block)."""
     best = np.argsort(-score, kind="stable")[:depth]
     late = best[rows[best] >= index.lexical_rows] if index.lexical_rows is not None else best[:0]
     assert index.lexical is not None
     text = texts(index.lexical, (int(rows[i]) for i in best if index.lexical_rows is None
                                  or rows[i] < index.lexical_rows), index.run_id)
     for i in late:
-        entry = index.entries[int(rows[i])]
-        text[int(rows[i])] = f"{entry.title or entry.summary}\n{entry.excerpt}"
+        text[int(rows[i])] = _fresh_text(index.entries[int(rows[i])])
     weights = stem_weights(found.weights)
     held: dict[int, set[str]] = {}
     for i in best:

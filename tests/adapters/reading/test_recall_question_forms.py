@@ -211,6 +211,22 @@ def test_a_memory_captured_since_the_run_ranks_as_it_will_once_the_next_run_inde
     assert fresh[0].score >= 0.8 * indexed[0].score
 
 
+def test_a_vague_note_captured_since_the_run_holding_every_word_stays_below_the_stored_answer(tmp_path: Path) -> None:
+    # without vectors words decide: the fresh note's share of them stands in for BM25 at less than the best match's
+    day = 24 * 60
+    answer = _memory(1, "Outgoing HTTP calls time out after 5 seconds.", "Outgoing HTTP calls time out after 5 seconds.",
+                     minutes_ago=50 * day, namespace="decisions")
+    others = [_memory(10 + i, text, text, minutes_ago=(300 + i) * day, namespace="decisions") for i, text in enumerate((
+        "Use Terraform for all cloud infrastructure.", "Feature flags are managed in LaunchDarkly.",
+        "Use Sentry for error tracking in every service.", "Docker images are built with multi-stage builds."))]
+    vague = _memory(2, "Open questions from the design review",
+                    "Open questions from the design review\n\nShould outgoing HTTP calls have a timeout at all?\n\n"
+                    "Nobody knows the current value.", minutes_ago=1, namespace="progress")
+    index = with_fresh(_index(tmp_path, [answer, *others]), [answer, *others, vague], None)
+    hits = search(index, "What is the timeout for outgoing HTTP calls?", limit=3)
+    assert [h.entry.id for h in hits][:2] == [answer.id, vague.id]
+
+
 def test_state_subject_is_a_named_thing_before_is_or_are() -> None:
     assert state_subject("LSP tool is now fully functional - race condition resolved") == "lsp tool"
     assert state_subject("Memory index location is project-specific") == "memory index location"
