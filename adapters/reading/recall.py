@@ -267,8 +267,8 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         values = np.fromiter((value for _, value in found.bm25), dtype=np.float64, count=len(found.bm25))
         np.add.at(ranking, at[ok], (LEXICAL_WEIGHT * values[ok] / best).astype(ranking.dtype))
     if found is not None and index.lexical_rows is not None:
-        # a memory new since the run has no BM25 (its text is not in the lexical index yet): its share of the
-        # question's words stands in, so it ranks as it will once the next run indexes it
+        # a memory new since the run has no BM25 (its text is not in the lexical index yet): part of its IDF-weighted
+        # share of the question's words stands in, so it ranks near where it will once the next run indexes it
         late = np.flatnonzero(rows >= index.lexical_rows)
         ranking[late] += FRESH_LEXICAL_SHARE * LEXICAL_WEIGHT * share[late]
     columns = index.columns
@@ -426,8 +426,9 @@ def search(index: RecallIndex, query: str, *, mode: str | None = None, limit: in
                 continue
         listed[head.key] = listed[title] = len(hits)
         hits.append(hit)
-    hits = _current_first(index, hits, limit, mode, below=past_state(query))
-    if not past_state(query):
+    before = past_state(query)
+    hits = _current_first(index, hits, limit, mode, below=before)
+    if not before:
         hits = _newer_choice_first(index, hits)
     # after the replacements are placed: what replaced a summary's facts, pulled above it, is no newer than a
     # statement of the same thing's state listed below it
