@@ -224,6 +224,7 @@ class _Scored:
 def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Embedder | None,
            depth: int = 30) -> _Scored:
     found = lookup(index.lexical, query, LEXICAL_DEPTH, index.run_id) if index.lexical is not None else None
+    late = np.zeros(0, dtype=np.intp)  # memories new since the run: not in its lexical index yet
     if found is None:  # no lexical index: the share of the query's words the entry's terms hold
         share = _lexical(frozenset(terms(query)), [index.entries[int(i)] for i in rows])
         coverage = share  # every word of the query counted already
@@ -235,8 +236,9 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
             share[at[ok]] = np.fromiter(found.share.values(), dtype=np.float32, count=len(found.share))[ok]
         # the same share over every word of the query, those no entry holds included (the more, the larger the store)
         whole = found.known + min(1.0, found.rows / ABSENCE_FULL_AT) * found.unknown
-        coverage = share * np.float32(found.known / whole if whole else 0.0)
-        if index.lexical_rows is not None:  # memories new since the run: not in its lexical index, matched by words
+        known_part = np.float32(found.known / whole if whole else 0.0)
+        coverage = share * known_part
+        if index.lexical_rows is not None:  # matched by words here
             late = np.flatnonzero(rows >= index.lexical_rows)
             weights = stem_weights(found.weights)
             whole_weight = sum(weights.values())
@@ -244,7 +246,7 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
                 for i in late:
                     held = held_stems(_fresh_text(index.entries[int(rows[i])]), weights)
                     share[i] = sum(weights[s] for s in held) / whole_weight
-                coverage[late] = share[late] * np.float32(found.known / whole if whole else 0.0)
+                coverage[late] = share[late] * known_part
             elif len(late):
                 share[late] = coverage[late] = _lexical(frozenset(terms(query)),
                                                         [index.entries[int(rows[i])] for i in late])
@@ -266,11 +268,9 @@ def _score(index: RecallIndex, query: str, rows: NDArray[np.intp], embedder: Emb
         at, ok = _positions(rows, np.fromiter((row for row, _ in found.bm25), dtype=np.intp, count=len(found.bm25)))
         values = np.fromiter((value for _, value in found.bm25), dtype=np.float64, count=len(found.bm25))
         np.add.at(ranking, at[ok], (LEXICAL_WEIGHT * values[ok] / best).astype(ranking.dtype))
-    if found is not None and index.lexical_rows is not None:
-        # a memory new since the run has no BM25 (its text is not in the lexical index yet): part of its IDF-weighted
-        # share of the question's words stands in, so it ranks near where it will once the next run indexes it
-        late = np.flatnonzero(rows >= index.lexical_rows)
-        ranking[late] += FRESH_LEXICAL_SHARE * LEXICAL_WEIGHT * share[late]
+    # a memory new since the run has no BM25 (its text is not in the lexical index yet): part of its IDF-weighted
+    # share of the question's words stands in, so it ranks near where it will once the next run indexes it
+    ranking[late] += FRESH_LEXICAL_SHARE * LEXICAL_WEIGHT * share[late]
     columns = index.columns
     # a fragment ranks below a readable memory that answers as well; so does a replaced statement
     replaced = PRESENT_SUPERSEDED_FACTOR if present_tense(query) else SUPERSEDED_FACTOR
