@@ -44,15 +44,21 @@ def _held(text: str, wanted: Mapping[str, float]) -> set[str]:
 def focus(text: str, weights: Mapping[str, float]) -> float:
     """The weight of the question's stems (`weights`: stem -> IDF) `text`'s best block holds over the weight the
     whole text holds; 1.0 when it holds none, or is one block."""
+    return read_focus(text, weights)[0]
+
+
+def read_focus(text: str, weights: Mapping[str, float]) -> tuple[float, set[str]]:
+    """(`focus`, `held_stems`) of `text`, tidied once."""
     body = tidy(text)
+    stems = _held(body, weights)
     spans = blocks(body)
     if len(spans) <= 1:
-        return 1.0
+        return 1.0, stems
     held = [_held(body[a:b], weights) for a, b in spans]
     whole = sum(weights[s] for s in set().union(*held))
     if whole <= 0:
-        return 1.0
-    return max(sum(weights[s] for s in found) for found in held) / whole
+        return 1.0, stems
+    return max(sum(weights[s] for s in found) for found in held) / whole, stems
 
 
 def held_together(text: str, weights: Mapping[str, float]) -> tuple[int, float]:

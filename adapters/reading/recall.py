@@ -61,7 +61,7 @@ from numpy.typing import NDArray
 
 from memactors.actors.ports import Embedder
 from memactors.adapters.reading.entry_table import tier_codes
-from memactors.adapters.reading.focus import distinctive_weights, focus, held_stems, held_together, stem_weights
+from memactors.adapters.reading.focus import distinctive_weights, held_stems, held_together, read_focus, stem_weights
 from memactors.adapters.reading.lexical_index import FRAME_WORDS, LexicalMatch, lookup, texts
 from memactors.adapters.reading.read_cache import RecallIndex
 from memactors.events.chatter import chatter
@@ -326,8 +326,8 @@ def _focused(index: RecallIndex, found: LexicalMatch, rows: NDArray[np.intp], sc
     held: dict[int, set[str]] = {}
     for i in best:
         if (said := text.get(int(rows[i]))) is not None:
-            score[i] *= focus(said, weights) ** FOCUS_WEIGHT
-            held[int(i)] = held_stems(said, weights)
+            share_of_focus, held[int(i)] = read_focus(said, weights)
+            score[i] *= share_of_focus ** FOCUS_WEIGHT
     # one capture's copies are one candidate in how many hold a word: a note captured ten times is no topic
     by_capture = {int(index.columns.head[rows[i]]): found_stems for i, found_stems in held.items()}
     # a frame word ("what happens if") ranks nothing here as in BM25: it tells no candidate apart by its subject
