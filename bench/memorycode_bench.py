@@ -337,6 +337,7 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             wrong_rows.append(f"{a.summary[:70]!r} -> {b.summary[:70]!r} [{reason[:90]}]")
     updates = found = named = named_found = 0
     missed_rows = []
+    update_rows: list[dict] = []  # every update, its two sentences and whether the judge linked them
     latest: dict[str, Instruction] = {}
     history: dict[str, list[Instruction]] = {}
     for ins in dialogue.instructions:
@@ -353,6 +354,9 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
                 found += 1
             else:
                 missed_rows.append(f"{ins.summary[:70]!r} (was {earlier[-1].summary[:60]!r})")
+            update_rows.append({"topic": ins.topic, "session": ins.session, "newer": ins.summary,
+                                "older": earlier[-1].summary, "older_session": earlier[-1].session,
+                                "named": bool(ins.found_sentence and earlier[-1].found_sentence), "found": hit})
         history.setdefault(ins.topic, []).append(ins)
         latest[ins.topic] = ins
     # current value first, for each topic that changed
@@ -419,7 +423,8 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             "topics_changed": asked, "current_first": first, "replaced_in_block": shown,
             "topics_changed_named": asked_named, "current_first_named": first_named,
             "replaced_in_block_named": shown_named,
-            **causes, "wrong": wrong_rows, "missed": missed_rows, "causes": causes_rows}
+            **causes, "wrong": wrong_rows, "missed": missed_rows, "causes": causes_rows,
+            "updates_detail": update_rows}
 
 
 def _status(keys: set[str], edges: dict[tuple[str, str], str], gone: dict[str, str]) -> str:

@@ -90,6 +90,9 @@ _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)
 #: The role said first: "For project management, I'd like you to use Monday."
 _ROLE_FIRST = re.compile(rf"^(?:for|regarding|as\s+for|when\s+it\s+comes\s+to)\s+(?P<role>[^,.;:!?]{{3,60}}),"
                          rf".*?\b{_USE}\s+(?P<v>[^,.;:!?]{{1,40}})$", re.IGNORECASE)
+#: The role said before the tool it is standardised on: "standardizing video calls and meetings on Microsoft Teams".
+_ROLE_ON = re.compile(r"\bstandardi[sz]\w*\s+(?P<role>(?:(?!\bon\b)[^,.;:!?]){3,60}?)\s+on\s+"
+                      r"(?P<v>[^,.;:!?]{1,40}?)\s*(?:going\s+forward|moving\s+forward|from\s+now\s+on)?$", re.IGNORECASE)
 _NEGATIVE = re.compile(
     r"\b(?:never|avoid\w*|refrain\w*|stop\w*\s+(?:using|doing)|no\s+longer|don'?t|do\s+not|must\s+not|should\s+not|"
     r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|discourag\w*|discontinu\w*|"
@@ -202,11 +205,16 @@ def _without_lead_in(text: str) -> str:
     return text[cut:]
 
 
+#: Before "since" these make it a time, not a reason ("our team has since moved to Zoom").
+_SINCE_AS_TIME = frozenset("has have had ever long we've they've i've you've".split())
+
+
 def _without_reason(text: str) -> str:
     """`text` up to where it starts giving its reason ("... with 'x_' to keep names apart")."""
     for m in _REASON.finditer(text):
         before = text[: m.start()].split()
-        if len(before) >= 3 and before[-1].lower().strip(",") not in _ASKED:
+        if len(before) >= 3 and before[-1].lower().strip(",") not in _ASKED and not (
+                m[0].strip(" ,").lower() == "since" and before[-1].lower().replace("’", "'") in _SINCE_AS_TIME):
             return text[: m.start()]
     return text
 
@@ -287,6 +295,10 @@ def _undoubled(word: str) -> str:
         else word
 
 
+#: A capitalised word joined to a participle describes ("AI-powered", "Cloud-based"): no name.
+_DESCRIBING = re.compile(r"^[A-Z][\w]*-(?:powered|based|driven|assisted|enabled|native|first|friendly|centric|oriented|like)$")
+
+
 def _names(sentence: str) -> list[str]:
     found = []
     for m in _NAME.finditer(sentence):
@@ -296,6 +308,10 @@ def _names(sentence: str) -> list[str]:
         opener = start == 0 or re.match(r"[\s\"'(]*$", sentence[:start]) is not None \
             or re.search(r"[.:;!?]\s*$", sentence[:start]) is not None
         if first in _OPENERS or (opener and len(value.split()) == 1 and not re.search(r"[A-Z].*[A-Z]|\d", value[1:])):
+            continue
+        while value and _DESCRIBING.search(value.split()[0]):  # "AI-powered": what it is like, not what it is called
+            value = " ".join(value.split()[1:])
+        if not value:
             continue
         found.append(value)
     return found
@@ -678,7 +694,7 @@ def slot_of(sentence: str) -> Slot | None:
         return Slot(frame=frozenset(called_role), value=named["v"], positive=positive,
                     exclusive=_ADDITIVE.search(said) is None, sentence=sentence, whole=_frame(said, []), role=True)
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
-    role = _ROLE.search(text) or _ROLE_FIRST.search(text)
+    role = _ROLE.search(text) or _ROLE_FIRST.search(text) or _ROLE_ON.search(text)
     values: list[str] = []
     exclusive = measured = is_count = False
     role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
@@ -955,6 +971,8 @@ def _slot_change(a: Slot, b: Slot, newer: str) -> SlotChange | None:
         return SlotChange(a, b) if _same_rule(a.whole, b.whole) and _TURNED.search(newer) else None
     if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
+    if a.role and b.role and "" != _tool_family(a) != _tool_family(b) != "":
+        return None  # GitLab "as your VCS" after Zoom "as our video conferencing software": tools of two kinds
     if any(w.startswith("scope:lang:") for w in a.frame) and not any(w.startswith("scope:lang:") for w in b.frame):
         return None  # "In TypeScript, start ..." after the rule said for no language: that rule holds elsewhere
 

@@ -4,7 +4,7 @@ a role said more or less fully (actors/algorithms/slot_change.py), each pinned w
 from __future__ import annotations
 
 from memactors.actors.algorithms.heuristic_judge import judge_pair
-from memactors.actors.algorithms.slot_change import every_clause_changed, frame_keys, slot_change, statement
+from memactors.actors.algorithms.slot_change import every_clause_changed, frame_keys, slot_change, slots_of, statement
 from memactors.events.verdict import Relation
 from tests.actors.algorithms.test_clustering import memory
 
@@ -731,3 +731,37 @@ def test_a_rule_turned_round_for_another_place_leaves_the_rule_standing() -> Non
     assert slot_change("From now on, never use a linter.", "Always use a linter for your Python code.") is not None
     assert slot_change("From now on, never use mocks in integration tests.",
                        "Always use mocks in the integration tests.") is not None
+
+
+def test_has_since_is_a_time_not_the_start_of_a_reason() -> None:
+    # "since" after "has" says when, so the tool and its role after it are the statement's slot
+    change = slot_change("Our group has since moved to using Zoom as our primary video conferencing software.",
+                         "Going forward we will standardize on Google Meet for video calls.")
+    assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
+    # a reason "since ..." is still cut: the tool named in it is no value of the rule
+    assert slot_change("Use Zoom for video calls since Slack huddles drop often.",
+                       "Use Google Meet for video calls.") is not None
+    assert slot_change("Use Zoom for video calls.", "Use Google Meet for video calls since Zoom drops often.") \
+        is not None
+
+
+def test_a_role_standardised_on_a_tool_is_that_tool_in_that_role() -> None:
+    change = slot_change("The company is standardizing video calls and online meetings on Microsoft Teams.",
+                         "I'd like us to start using Skype for our regular video calls.")
+    assert change is not None and "'Skype' -> 'Microsoft Teams'" in change.reason()
+    assert slot_change("We are standardizing logging on structlog.", "We are standardizing tracing on OpenTelemetry.") \
+        is None  # another role: both stand
+
+
+def test_two_well_known_tools_of_different_kinds_never_fill_one_slot() -> None:
+    # "video conferencing software" has the letters of VCS: an acronym match is not a role shared by Zoom and GitLab
+    assert slot_change("From now on, I need you to use GitLab as your main VCS.",
+                       "We transitioned to using Zoom as our primary video conferencing software.") is None
+    assert slot_change("From now on, I need you to use GitLab as your main VCS.",
+                       "We use Bitbucket as our version control system.") is not None
+
+
+def test_a_participle_joined_to_a_capital_describes_and_names_nothing() -> None:
+    # "AI-powered" is what the assistant is like: the sentence names no value for the coding-assistant slot
+    assert all("AI-powered" not in slot.value for slot in slots_of("Copilot is a great AI-powered coding assistant."))
+    assert [slot.value for slot in slots_of("Our main editor is the AI-powered Cursor.")] == ["Cursor"]
