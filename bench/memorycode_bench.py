@@ -44,6 +44,11 @@ earlier. Consolidated offline (local MiniLM, no LLM), then scored:
   counts them all);
 - replaced instructions shown as current in the SessionStart block (a replaced memory's sentence on a line,
   not as what an item replaces: the line's whole title, or its start cut with an ellipsis).
+- what the sentences support (`signable`, from bench/labels/memorycode_signable.json or `--signable`): readers
+  who saw only an update's two sentences said whether they show the change; of those labelled, how many of each
+  verdict the judge links, the share of all updates a reader signs (stratified estimate) and the judge's recall
+  over those. An update no reader can sign from the sentences ("Remember, we're a team" for "do pair
+  programming") stays unlinked by any judge that reads them, and its old value stays standing.
 Why each failure: `cf_missing` (current not in the top 10), `cf_low` (ranked 3+, nothing replaced above it),
 `cf_above_<standing|edged|superseded>[_in_summary]` (a replaced memory above it: no hiding edge to it, only a
 partial or subsuming one, or superseded yet ranked high), `block_<standing|edged|superseded>` likewise for the
@@ -70,6 +75,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.consolidate_bench import machine  # noqa: E402
 from memactors.adapters.claude.session_context import session_start  # noqa: E402
+from memactors.actors.algorithms.slot_change import statement  # noqa: E402
 from memactors.adapters.git.memory_store import MemoryStore  # noqa: E402
 from memactors.adapters.git.note_format import append_entry, parse_note, serialize_entry  # noqa: E402
 from memactors.adapters.git.store import GitStore  # noqa: E402
@@ -356,6 +362,9 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
                 missed_rows.append(f"{ins.summary[:70]!r} (was {earlier[-1].summary[:60]!r})")
             update_rows.append({"topic": ins.topic, "session": ins.session, "newer": ins.summary,
                                 "older": earlier[-1].summary, "older_session": earlier[-1].session,
+                                # what the judge reads: a summary cut at 100 characters completed from the body
+                                "newer_said": statement(ins.summary, ins.body),
+                                "older_said": statement(earlier[-1].summary, earlier[-1].body),
                                 "named": bool(ins.found_sentence and earlier[-1].found_sentence), "found": hit})
         history.setdefault(ins.topic, []).append(ins)
         latest[ins.topic] = ins
@@ -427,6 +436,34 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             "updates_detail": update_rows}
 
 
+def signable_recall(labels: dict, details: list[dict]) -> dict:
+    """Of the labelled updates found in this run, how many of each verdict ("yes": a reader signs the change from
+    the two sentences alone; "no"; "unsure") the judge links, per the stratum each was drawn from (the judge
+    linked it or not when labelled), and the judge's recall over the signable updates of the whole run, each
+    stratum weighted by its share of the run's updates as labelled (a stratified estimate)."""
+    rows = {(d["dialogue"], u["topic"], u["session"], u["older_session"]): u
+            for d in details for u in d["updates_detail"]}
+    tally: dict[str, dict[str, list[int]]] = {}
+    for label in labels["labels"]:
+        row = rows.get((label["dialogue"], label["topic"], label["session"], label["older_session"]))
+        if row is None:  # a control pair, or an update of a part not run
+            continue
+        counts = tally.setdefault(label["stratum"], {}).setdefault(label["verdict"], [0, 0])
+        counts[0] += 1
+        counts[1] += row["found"]
+    strata = labels["strata"]
+    signable = linked = 0.0
+    for stratum, verdicts in tally.items():
+        drawn = sum(n for n, _ in verdicts.values())
+        yes, yes_linked = verdicts.get("yes", [0, 0])
+        signable += strata[stratum] * yes / drawn
+        linked += strata[stratum] * yes_linked / drawn
+    return {"labelled": {stratum: {v: {"n": n, "linked": k} for v, (n, k) in verdicts.items()}
+                         for stratum, verdicts in tally.items()},
+            "signable_share_estimate": round(signable / sum(strata.values()), 3) if tally else None,
+            "signable_recall_estimate": round(linked / signable, 3) if signable else None}
+
+
 def _status(keys: set[str], edges: dict[tuple[str, str], str], gone: dict[str, str]) -> str:
     """How a replaced memory (one of `keys`, a memory and its copies) stands: superseded, only a partial or
     subsuming edge to it, or no hiding edge to it at all (its copy, replaced by it, does not count)."""
@@ -485,6 +522,9 @@ def main() -> int:
                         help="rank each memory's sentence by words shared, MiniLM cosine to the instruction's text, a "
                              "directive and naming its value (54 of 60 labelled picks right against 52; embeds every "
                              "sentence: about three times slower)")
+    parser.add_argument("--signable", type=Path, default=ROOT / "bench" / "labels" / "memorycode_signable.json",
+                        help="labels a reader wrote from an update's two sentences alone: whether they show the "
+                             "change (default: %(default)s; a missing file skips the figure)")
     parser.add_argument("--strict-summaries", action="store_true",
                         help="current first: count every member of a summary hit, replaced ones too (the figures "
                              "recorded before 2026-11-26)")
@@ -551,6 +591,8 @@ def main() -> int:
         "replaced_in_block": totals.get("replaced_in_block", 0),
         "seconds": round(time.perf_counter() - started, 1),
     }
+    if args.signable.is_file():
+        result["signable"] = signable_recall(json.loads(args.signable.read_text()), details)
     if args.json:
         result["dialogues_detail"] = details
     print(json.dumps(result, indent=1))

@@ -413,6 +413,19 @@ _ONLY_DO_WHEN = re.compile(rf"\bonly\s+(?P<act>(?:[a-z'-]+\s+){{1,5}}?)(?:when|i
 _COMMUNICATE = re.compile(r"(?i)\b(?:reach(?:es|ing)?\s+out|contact(?:s|ing)?|get(?:ting)?\s+in\s+touch|"
                           r"talk(?:s|ing)?\s+to|speak(?:s|ing)?\s+to)\b")
 #: Whom one talks to is the team, whatever it is called ("your colleagues", "teammates").
+#: How much time off to take: "at least half of your vacation days", "all your allotted vacation days", "a minimum
+#: of seven days of vacation", "seven days off". One amount holds; "at least" and "at most" stay in the value.
+_TIME_OFF = re.compile(
+    r"(?i)\b(?P<v>(?:(?:at\s+least|at\s+most|a\s+minimum\s+of|a\s+maximum\s+of|up\s+to|no\s+(?:more|less|fewer)\s+than)\s+)?"
+    r"(?:all|half|most|a\s+week|one\s+week|a\s+fortnight|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"fourteen|fifteen|twenty)\s+(?:full\s+)?(?:days?|weeks?)))\s+"
+    r"(?:(?:of\s+)?(?:your|the|our|their)\s+)?(?:of\s+)?(?:(?:allocated|allotted|annual|paid|available|earned)\s+)*"
+    r"(?:vacation|holiday|leave|pto|time\s+off)|(?P<v2>(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|fourteen|"
+    r"fifteen|twenty)\s+days?)\s+off\b")
+#: One amount said in other words: "a week" of vacation is "seven days" of it.
+_AMOUNT_SAME = {f"{lead}{said}": f"{lead}seven days" for lead in ("", "at least ", "a minimum of ", "at most ",
+                                                                  "a maximum of ", "up to ")
+                for said in ("a week", "one week", "7 days")}
 _TEAMMATES = frozenset(words("colleague colleagues teammate teammates coworker coworkers co-worker co-workers peer peers"))
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
 _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|"
@@ -683,6 +696,11 @@ def slot_of(sentence: str) -> Slot | None:
         if len(frame) >= 1:
             return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
                         sentence=sentence, whole=_frame(text, []))
+    if (off := _TIME_OFF.search(text)) is not None:
+        # "at least half of your vacation days" after "at least seven days of vacation": one amount of time off
+        amount = " ".join((off["v"] or off["v2"]).split()).lower()
+        return Slot(frame=frozenset({"time-off"}), value=_AMOUNT_SAME.get(amount, amount), positive=positive,
+                    exclusive=True, sentence=sentence, whole=_frame(text, []))
     if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text) \
             and _works_there(place, text):
         # "set up your workstation in the common area", "go to the IT room to work": where one works holds one place

@@ -765,3 +765,16 @@ def test_a_participle_joined_to_a_capital_describes_and_names_nothing() -> None:
     # "AI-powered" is what the assistant is like: the sentence names no value for the coding-assistant slot
     assert all("AI-powered" not in slot.value for slot in slots_of("Copilot is a great AI-powered coding assistant."))
     assert [slot.value for slot in slots_of("Our main editor is the AI-powered Cursor.")] == ["Cursor"]
+
+
+def test_how_much_time_off_to_take_holds_one_amount() -> None:
+    change = slot_change("From now on, make sure you take at least half of your allotted vacation days each year.",
+                         "I'd like you to plan for at least seven days of vacation this year.")
+    assert change is not None and "'at least seven days' -> 'at least half'" in change.reason()
+    assert slot_change("Going forward, please use all your allocated vacation days.",
+                       "Take at least half of your vacation days per year.") is not None
+    # a week of it is seven days of it: the same amount said again changes nothing
+    assert slot_change("Take at least a week of vacation each year.", "Take at least seven days off per year.") is None
+    # time off named without an amount fills no slot
+    assert slot_change("Taking vacation days matters for the whole team.",
+                       "Take at least seven days off per year.") is None
