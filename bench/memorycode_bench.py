@@ -407,9 +407,10 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             else:
                 why = "cf_missing" if cur_at is None else "cf_low"
             causes[why] = causes.get(why, 0) + 1
-            if why != "cf_low":
-                causes_rows.append(f"{why}: {frame(coding[topic], current.version)!r} current "
-                                   f"{current.summary[:60]!r} at {cur_at}, old at {old_at}")
+            causes_rows.append(f"{why}: {frame(coding[topic], current.version)!r} current "
+                               f"{current.summary[:60]!r} at {cur_at}, old at {old_at}"
+                               + (f"; above it: {' | '.join(above)}" if (above := [
+                                   hits[i].entry.summary[:50] for i in range(min(cur_at or 3, 3, len(hits)))]) else ""))
     # the SessionStart block: replaced instructions on a line of their own (not as what an item replaces)
     block, _ = session_start(None, path, {}, now=now.timestamp())
     lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
