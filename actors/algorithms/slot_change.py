@@ -90,9 +90,6 @@ _ROLE = re.compile(rf"\b{_USE}\s+(?P<v>(?:(?!\b(?:as|for)\b)[^,.;:!?]){{1,40}}?)
 #: The role said first: "For project management, I'd like you to use Monday."
 _ROLE_FIRST = re.compile(rf"^(?:for|regarding|as\s+for|when\s+it\s+comes\s+to)\s+(?P<role>[^,.;:!?]{{3,60}}),"
                          rf".*?\b{_USE}\s+(?P<v>[^,.;:!?]{{1,40}})$", re.IGNORECASE)
-#: The role said before the tool it is standardised on: "standardizing video calls and meetings on Microsoft Teams".
-_ROLE_ON = re.compile(r"\bstandardi[sz]\w*\s+(?P<role>(?:(?!\bon\b)[^,.;:!?]){3,60}?)\s+on\s+"
-                      r"(?P<v>[^,.;:!?]{1,40}?)\s*(?:going\s+forward|moving\s+forward|from\s+now\s+on)?$", re.IGNORECASE)
 _NEGATIVE = re.compile(
     r"\b(?:never|avoid\w*|refrain\w*|stop\w*\s+(?:using|doing)|no\s+longer|don'?t|do\s+not|must\s+not|should\s+not|"
     r"shouldn'?t|cannot|can'?t|disable\w*|without|against|forget\s+about|steer\s+clear|discourag\w*|discontinu\w*|"
@@ -205,18 +202,28 @@ def _without_lead_in(text: str) -> str:
     return text[cut:]
 
 
-#: Before "since" these make it a time, not a reason ("our team has since moved to Zoom").
+#: "since" after these and before a participle says when, not why ("our team has since moved to Zoom").
 _SINCE_AS_TIME = frozenset("has have had ever long we've they've i've you've".split())
+_SINCE_THEN_DONE = re.compile(r"\s+(?:\w+ed|been|gone|become|begun|grown|taken|chosen|made|built|done|run)\b",
+                              re.IGNORECASE)
 
 
 def _without_reason(text: str) -> str:
     """`text` up to where it starts giving its reason ("... with 'x_' to keep names apart")."""
     for m in _REASON.finditer(text):
         before = text[: m.start()].split()
-        if len(before) >= 3 and before[-1].lower().strip(",") not in _ASKED and not (
-                m[0].strip(" ,").lower() == "since" and before[-1].lower().replace("’", "'") in _SINCE_AS_TIME):
+        if len(before) >= 3 and before[-1].lower().strip(",") not in _ASKED and not _since_as_time(text, m):
             return text[: m.start()]
     return text
+
+
+def _since_as_time(text: str, reason: re.Match) -> bool:
+    """Whether a "since" found as a reason says when instead: "has since moved", "we've since adopted"."""
+    if reason[0].strip(" ,").lower() != "since":
+        return False
+    last = text[max(0, reason.start() - 12): reason.start()].split()[-1:]
+    return bool(last) and last[0].lower().replace("’", "'") in _SINCE_AS_TIME \
+        and _SINCE_THEN_DONE.match(text, reason.end()) is not None
 
 
 @dataclass(frozen=True)
@@ -295,10 +302,6 @@ def _undoubled(word: str) -> str:
         else word
 
 
-#: A capitalised word joined to a participle describes ("AI-powered", "Cloud-based"): no name.
-_DESCRIBING = re.compile(r"^[A-Z][\w]*-(?:powered|based|driven|assisted|enabled|native|first|friendly|centric|oriented|like)$")
-
-
 def _names(sentence: str) -> list[str]:
     found = []
     for m in _NAME.finditer(sentence):
@@ -308,10 +311,6 @@ def _names(sentence: str) -> list[str]:
         opener = start == 0 or re.match(r"[\s\"'(]*$", sentence[:start]) is not None \
             or re.search(r"[.:;!?]\s*$", sentence[:start]) is not None
         if first in _OPENERS or (opener and len(value.split()) == 1 and not re.search(r"[A-Z].*[A-Z]|\d", value[1:])):
-            continue
-        while value and _DESCRIBING.search(value.split()[0]):  # "AI-powered": what it is like, not what it is called
-            value = " ".join(value.split()[1:])
-        if not value:
             continue
         found.append(value)
     return found
@@ -412,20 +411,11 @@ _ONLY_DO_WHEN = re.compile(rf"\bonly\s+(?P<act>(?:[a-z'-]+\s+){{1,5}}?)(?:when|i
 #: Ways of saying one talks to the team ("reach out to your colleagues", "get in touch with the team"): one act.
 _COMMUNICATE = re.compile(r"(?i)\b(?:reach(?:es|ing)?\s+out|contact(?:s|ing)?|get(?:ting)?\s+in\s+touch|"
                           r"talk(?:s|ing)?\s+to|speak(?:s|ing)?\s+to)\b")
+#: A team named as who uses something ("Our backend team has since adopted ...", "the payments team uses ...").
+_TEAM_SUBJECT = re.compile(r"(?i)\b(?:our|the|my|your)\s+(?P<team>[\w-]+(?:\s+[\w-]+)?)\s+(?:team|squad|group)s?\b")
+#: A team word that means everyone ("our whole team", "the engineering team"): no team of its own.
+_WHOLE_TEAM = frozenset(words("whole entire engineering development dev software core own"))
 #: Whom one talks to is the team, whatever it is called ("your colleagues", "teammates").
-#: How much time off to take: "at least half of your vacation days", "all your allotted vacation days", "a minimum
-#: of seven days of vacation", "seven days off". One amount holds; "at least" and "at most" stay in the value.
-_TIME_OFF = re.compile(
-    r"(?i)\b(?P<v>(?:(?:at\s+least|at\s+most|a\s+minimum\s+of|a\s+maximum\s+of|up\s+to|no\s+(?:more|less|fewer)\s+than)\s+)?"
-    r"(?:all|half|most|a\s+week|one\s+week|a\s+fortnight|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"fourteen|fifteen|twenty)\s+(?:full\s+)?(?:days?|weeks?)))\s+"
-    r"(?:(?:of\s+)?(?:your|the|our|their)\s+)?(?:of\s+)?(?:(?:allocated|allotted|annual|paid|available|earned)\s+)*"
-    r"(?:vacation|holiday|leave|pto|time\s+off)|(?P<v2>(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|fourteen|"
-    r"fifteen|twenty)\s+days?)\s+off\b")
-#: One amount said in other words: "a week" of vacation is "seven days" of it.
-_AMOUNT_SAME = {f"{lead}{said}": f"{lead}seven days" for lead in ("", "at least ", "a minimum of ", "at most ",
-                                                                  "a maximum of ", "up to ")
-                for said in ("a week", "one week", "7 days")}
 _TEAMMATES = frozenset(words("colleague colleagues teammate teammates coworker coworkers co-worker co-workers peer peers"))
 #: Where one works: "work from the common area", "go to the IT room to work", "set up shop in the lab".
 _WORKPLACE = re.compile(r"\b(?:work|working|works|use|using|utiliz\w*|utilis\w*|"
@@ -696,11 +686,6 @@ def slot_of(sentence: str) -> Slot | None:
         if len(frame) >= 1:
             return Slot(frame=frame | {"only-when"}, value=condition, positive=positive, exclusive=True,
                         sentence=sentence, whole=_frame(text, []))
-    if (off := _TIME_OFF.search(text)) is not None:
-        # "at least half of your vacation days" after "at least seven days of vacation": one amount of time off
-        amount = " ".join((off["v"] or off["v2"]).split()).lower()
-        return Slot(frame=frozenset({"time-off"}), value=_AMOUNT_SAME.get(amount, amount), positive=positive,
-                    exclusive=True, sentence=sentence, whole=_frame(text, []))
     if (place := _WORKPLACE.search(text)) is not None and not _COUNT.search(text) and not _NUMBER.search(text) \
             and _works_there(place, text):
         # "set up your workstation in the common area", "go to the IT room to work": where one works holds one place
@@ -712,7 +697,7 @@ def slot_of(sentence: str) -> Slot | None:
         return Slot(frame=frozenset(called_role), value=named["v"], positive=positive,
                     exclusive=_ADDITIVE.search(said) is None, sentence=sentence, whole=_frame(said, []), role=True)
     quoted = [m["v"].strip() for m in _QUOTED.finditer(text)] or _IDENTIFIER.findall(text)
-    role = _ROLE.search(text) or _ROLE_FIRST.search(text) or _ROLE_ON.search(text)
+    role = _ROLE.search(text) or _ROLE_FIRST.search(text)
     values: list[str] = []
     exclusive = measured = is_count = False
     role_words = _role_words(role["role"]) if role is not None and not _SCOPE_ONLY.match(role["role"]) else set()
@@ -726,6 +711,9 @@ def slot_of(sentence: str) -> Slot | None:
         # the tool used for a role: the role is the slot ("for all your video calls" = "for any video calls");
         # one used as well ("we also use Hypothesis for testing") adds to it
         first_part = re.split(r"\s+(?:and|&)\s+", role["role"], maxsplit=1)[0]
+        # "our backend team uses Ruff as the linter": that team's slot, not the frontend team's, nor everyone's
+        role_words |= {f"in:team-{w}" for team in _TEAM_SUBJECT.finditer(text[: role.start()])
+                       for w in words(team["team"]) if w not in _WHOLE_TEAM}
         return Slot(frame=frozenset(role_words), value=values[0], positive=positive,
                     exclusive=_ADDITIVE.search(text) is None and len(words(values[0])) <= MAX_ROLE_VALUE,
                     sentence=sentence, whole=_frame(text, []), role=True,
@@ -989,8 +977,11 @@ def _slot_change(a: Slot, b: Slot, newer: str) -> SlotChange | None:
         return SlotChange(a, b) if _same_rule(a.whole, b.whole) and _TURNED.search(newer) else None
     if not _same_frame(a, b) or not (a.exclusive and b.exclusive) or a.rule or b.rule or not a.positive:
         return None
-    if a.role and b.role and "" != _tool_family(a) != _tool_family(b) != "":
-        return None  # GitLab "as your VCS" after Zoom "as our video conferencing software": tools of two kinds
+    if a.frame != b.frame and a.role and b.role and "" != _tool_family(a) != _tool_family(b) != "":
+        # roles in other words matched (an acronym, a family) for tools of two kinds: GitLab "as your VCS" is not
+        # Zoom "as our video conferencing software"; one role said alike may pass between kinds (Slack after Zoom
+        # "for daily standups")
+        return None
     if any(w.startswith("scope:lang:") for w in a.frame) and not any(w.startswith("scope:lang:") for w in b.frame):
         return None  # "In TypeScript, start ..." after the rule said for no language: that rule holds elsewhere
 

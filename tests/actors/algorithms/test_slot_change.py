@@ -734,47 +734,32 @@ def test_a_rule_turned_round_for_another_place_leaves_the_rule_standing() -> Non
 
 
 def test_has_since_is_a_time_not_the_start_of_a_reason() -> None:
-    # "since" after "has" says when, so the tool and its role after it are the statement's slot
+    # "since" after "has" and before a participle says when: the tool and its role after it are the slot
     change = slot_change("Our group has since moved to using Zoom as our primary video conferencing software.",
                          "Going forward we will standardize on Google Meet for video calls.")
     assert change is not None and "'Google Meet' -> 'Zoom'" in change.reason()
-    # a reason "since ..." is still cut: the tool named in it is no value of the rule
-    assert slot_change("Use Zoom for video calls since Slack huddles drop often.",
-                       "Use Google Meet for video calls.") is not None
+    # "we have since npm installs are slow" gives a reason: what follows is no part of the role
+    assert slot_change("Use pnpm for package management in every repo we have since npm installs are slow.",
+                       "Use Yarn for package management in every repo.") is not None
     assert slot_change("Use Zoom for video calls.", "Use Google Meet for video calls since Zoom drops often.") \
         is not None
 
 
-def test_a_role_standardised_on_a_tool_is_that_tool_in_that_role() -> None:
-    change = slot_change("The company is standardizing video calls and online meetings on Microsoft Teams.",
-                         "I'd like us to start using Skype for our regular video calls.")
-    assert change is not None and "'Skype' -> 'Microsoft Teams'" in change.reason()
-    assert slot_change("We are standardizing logging on structlog.", "We are standardizing tracing on OpenTelemetry.") \
-        is None  # another role: both stand
-
-
-def test_two_well_known_tools_of_different_kinds_never_fill_one_slot() -> None:
+def test_two_well_known_tools_of_different_kinds_never_fill_one_role_said_in_other_words() -> None:
     # "video conferencing software" has the letters of VCS: an acronym match is not a role shared by Zoom and GitLab
     assert slot_change("From now on, I need you to use GitLab as your main VCS.",
                        "We transitioned to using Zoom as our primary video conferencing software.") is None
     assert slot_change("From now on, I need you to use GitLab as your main VCS.",
                        "We use Bitbucket as our version control system.") is not None
+    # one role said alike passes between kinds: the standup moved from a video tool to a chat tool
+    assert slot_change("Use Slack for daily standups.", "Use Zoom for daily standups.") is not None
 
 
-def test_a_participle_joined_to_a_capital_describes_and_names_nothing() -> None:
-    # "AI-powered" is what the assistant is like: the sentence names no value for the coding-assistant slot
-    assert all("AI-powered" not in slot.value for slot in slots_of("Copilot is a great AI-powered coding assistant."))
-    assert [slot.value for slot in slots_of("Our main editor is the AI-powered Cursor.")] == ["Cursor"]
-
-
-def test_how_much_time_off_to_take_holds_one_amount() -> None:
-    change = slot_change("From now on, make sure you take at least half of your allotted vacation days each year.",
-                         "I'd like you to plan for at least seven days of vacation this year.")
-    assert change is not None and "'at least seven days' -> 'at least half'" in change.reason()
-    assert slot_change("Going forward, please use all your allocated vacation days.",
-                       "Take at least half of your vacation days per year.") is not None
-    # a week of it is seven days of it: the same amount said again changes nothing
-    assert slot_change("Take at least a week of vacation each year.", "Take at least seven days off per year.") is None
-    # time off named without an amount fills no slot
-    assert slot_change("Taking vacation days matters for the whole team.",
-                       "Take at least seven days off per year.") is None
+def test_a_tool_one_team_uses_for_a_role_leaves_another_teams_tool_standing() -> None:
+    assert slot_change("Our backend team has since adopted Ruff as the linter.",
+                       "Our frontend team uses ESLint as the linter.") is None
+    # said for one team, it leaves the rule said for everyone standing for the rest
+    assert slot_change("Going forward the backend team uses Ruff as the linter.", "Use ESLint as the linter.") is None
+    change = slot_change("Our backend team now uses Ruff as the linter.", "Our backend team uses Flake8 as the linter.")
+    assert change is not None and "'Flake8' -> 'Ruff'" in change.reason()
+    assert slot_change("Our whole team now uses Ruff as the linter.", "Use Flake8 as the linter.") is not None
