@@ -306,6 +306,43 @@ def write_repository(path: Path, dialogue: Dialogue) -> None:
     git.move_refs({ref: git.build_notes_commit(None, notes, "capture")}, {ref: None}, "capture")
 
 
+def oracle_answer(dialogue: Dialogue):
+    """A judge that knows the data set's labels, as an LLM's answer to the judge's prompt: a newer memory whose
+    instruction is a later version of an older memory's topic supersedes it (in part when the older states another
+    instruction the newer leaves); anything else is compatible. Summary requests get an answer that fails the
+    schema, so clusters are summarized offline as in every other run. The ceiling of this bench with a perfect
+    reader in the judge's LLM path: the pairs it is never asked about, and what recall and the block do with the
+    edges, stay the pipeline's own."""
+    import html as html_lib
+
+    by_summary: dict[str, list[Instruction]] = {}
+    for ins in dialogue.instructions:
+        by_summary.setdefault(ins.summary, []).append(ins)
+
+    def answer(request: dict) -> str:
+        user = request["messages"][-1]["content"]
+        pairs = re.findall(r"- newer (M\d+) vs older (M\d+)", user)
+        if not pairs:
+            return "{}"
+        summaries = {label: html_lib.unescape(text) for label, text in
+                     re.findall(r'<memory label="(M\d+)"[^>]*>\nsummary: ([^\n]*)\n', user)}
+        verdicts = []
+        for newer, older in pairs:
+            new_ins = by_summary.get(summaries.get(newer, ""), [])
+            old_ins = by_summary.get(summaries.get(older, ""), [])
+            changed = {o.topic for o in old_ins for n in new_ins if n.topic == o.topic and n.version != o.version
+                       and (n.session, n.order) > (o.session, o.order)}
+            verdicts.append({"newer": newer, "older": older,
+                             "relation": "supersedes" if changed else "compatible",
+                             "partial": bool(changed) and any(o.topic not in changed for o in old_ins),
+                             "container": None, "reason": "the data set's labels: a later version of the topic"
+                             if changed else "the data set's labels: no later version", "confidence": 0.99,
+                             "link": None if changed else "none"})
+        return json.dumps({"verdicts": verdicts})
+
+    return answer
+
+
 def hiding_edges(path: Path) -> tuple[set[tuple[str, str]], dict[str, str]]:
     """(source, target) of supersedes and non-copy subsumes edges; memory key -> the key superseding it."""
     state = MemoryStore(GitStore(path)).load_state()
@@ -526,6 +563,9 @@ def main() -> int:
     parser.add_argument("--signable", type=Path, default=ROOT / "bench" / "labels" / "memorycode_signable.json",
                         help="labels a reader wrote from an update's two sentences alone: whether they show the "
                              "change (default: %(default)s; a missing file skips the figure)")
+    parser.add_argument("--oracle", action="store_true",
+                        help="a ceiling, not a quality figure: the judge's LLM path answered from the data set's "
+                             "own labels by a local server speaking the OpenAI wire format")
     parser.add_argument("--strict-summaries", action="store_true",
                         help="current first: count every member of a summary hit, replaced ones too (the figures "
                              "recorded before 2026-11-26)")
@@ -551,11 +591,22 @@ def main() -> int:
     totals: dict[str, int] = {}
     details = []
     started = time.perf_counter()
+    oracle = None
+    if args.oracle:
+        import os
+
+        from tests.fake_openai import FakeOpenAI
+
+        oracle = FakeOpenAI().__enter__()
+        os.environ.update({"MEMORY_CONSOLIDATION_LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-oracle-0000000000",
+                           "MEMORY_CONSOLIDATION_LLM_BASE_URL": oracle.base_url})
     for d in dialogues:
         with TemporaryDirectory() as tmp:
             path = Path(tmp) / "repo"
             write_repository(path, d)
             now = START + timedelta(days=max(i.session for i in d.instructions) + 1)
+            if oracle is not None:
+                oracle.responder = oracle_answer(d)
             services = build_services(MemoryStore(GitStore(path)), Settings(), FixedClock(now))
             trio.run(lambda: consolidate(services, RunOptions(trigger="bench")))
             scored = score_dialogue(path, d, topics, services.embedder, now, args.strict_summaries)
