@@ -444,10 +444,10 @@ def score_dialogue(path: Path, dialogue: Dialogue, topics: dict, embedder, now: 
             else:
                 why = "cf_missing" if cur_at is None else "cf_low"
             causes[why] = causes.get(why, 0) + 1
+            above = [h.entry.summary[:50] for h in hits[: 3 if cur_at is None else min(cur_at, 3)]]
             causes_rows.append(f"{why}: {frame(coding[topic], current.version)!r} current "
                                f"{current.summary[:60]!r} at {cur_at}, old at {old_at}"
-                               + (f"; above it: {' | '.join(above)}" if (above := [
-                                   hits[i].entry.summary[:50] for i in range(min(cur_at or 3, 3, len(hits)))]) else ""))
+                               + (f"; above it: {' | '.join(above)}" if above else ""))
     # the SessionStart block: replaced instructions on a line of their own (not as what an item replaces)
     block, _ = session_start(None, path, {}, now=now.timestamp())
     lines = [re.split(r" \((?:replaces|\d+ memories)", line)[0].lower() for line in block.splitlines()
@@ -643,7 +643,7 @@ def main() -> int:
         "replaced_in_block": totals.get("replaced_in_block", 0),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    if args.signable.is_file():
+    if args.signable.is_file() and not (args.embedding_picks or args.distinct_picks):  # labels of these picks
         result["signable"] = signable_recall(json.loads(args.signable.read_text()), details)
     if args.json:
         result["dialogues_detail"] = details
