@@ -490,6 +490,8 @@ def signable_recall(labels: dict, details: list[dict]) -> dict:
         counts[0] += 1
         counts[1] += row["found"]
     strata = labels["strata"]
+    if set(tally) != set(strata):  # a part run in part (--limit) or another part: the strata's sizes do not hold
+        return {"labelled": {}, "signable_share_estimate": None, "signable_recall_estimate": None}
     signable = linked = 0.0
     for stratum, verdicts in tally.items():
         drawn = sum(n for n, _ in verdicts.values())
@@ -498,7 +500,7 @@ def signable_recall(labels: dict, details: list[dict]) -> dict:
         linked += strata[stratum] * yes_linked / drawn
     return {"labelled": {stratum: {v: {"n": n, "linked": k} for v, (n, k) in verdicts.items()}
                          for stratum, verdicts in tally.items()},
-            "signable_share_estimate": round(signable / sum(strata.values()), 3) if tally else None,
+            "signable_share_estimate": round(signable / sum(strata.values()), 3),
             "signable_recall_estimate": round(linked / signable, 3) if signable else None}
 
 
@@ -643,7 +645,8 @@ def main() -> int:
         "replaced_in_block": totals.get("replaced_in_block", 0),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    if args.signable.is_file() and not (args.embedding_picks or args.distinct_picks):  # labels of these picks
+    if args.signable.is_file() and args.part == "tuning" and not args.limit \
+            and not (args.embedding_picks or args.distinct_picks):  # labelled on the whole tuning part, these picks
         result["signable"] = signable_recall(json.loads(args.signable.read_text()), details)
     if args.json:
         result["dialogues_detail"] = details
