@@ -47,8 +47,8 @@ earlier. Consolidated offline (local MiniLM, no LLM), then scored:
 - what the sentences support (`signable`, from bench/labels/memorycode_signable.json or `--signable`): readers
   who saw only an update's two sentences said whether they show the change; of those labelled, how many of each
   verdict the judge links, the share of all updates a reader signs (stratified estimate) and the judge's recall
-  over those. An update no reader can sign from the sentences ("Remember, we're a team" for "do pair
-  programming") stays unlinked by any judge that reads them, and its old value stays standing.
+  over those. A change no reader sees in the two sentences ("Remember, we're a team" for "do pair
+  programming") is not in what the offline judge reads; an LLM judge also reads the body (the mentor's turn).
 Why each failure: `cf_missing` (current not in the top 10), `cf_low` (ranked 3+, nothing replaced above it),
 `cf_above_<standing|edged|superseded>[_in_summary]` (a replaced memory above it: no hiding edge to it, only a
 partial or subsuming one, or superseded yet ranked high), `block_<standing|edged|superseded>` likewise for the
@@ -313,8 +313,6 @@ def oracle_answer(dialogue: Dialogue):
     schema, so clusters are summarized offline as in every other run. The ceiling of this bench with a perfect
     reader in the judge's LLM path: the pairs it is never asked about, and what recall and the block do with the
     edges, stay the pipeline's own."""
-    import html as html_lib
-
     by_summary: dict[str, list[Instruction]] = {}
     for ins in dialogue.instructions:
         by_summary.setdefault(ins.summary, []).append(ins)
@@ -324,7 +322,7 @@ def oracle_answer(dialogue: Dialogue):
         pairs = re.findall(r"- newer (M\d+) vs older (M\d+)", user)
         if not pairs:
             return "{}"
-        summaries = {label: html_lib.unescape(text) for label, text in
+        summaries = {label: html.unescape(text) for label, text in
                      re.findall(r'<memory label="(M\d+)"[^>]*>\nsummary: ([^\n]*)\n', user)}
         verdicts = []
         for newer, older in pairs:
@@ -650,6 +648,8 @@ def main() -> int:
         result["signable"] = signable_recall(json.loads(args.signable.read_text()), details)
     if args.json:
         result["dialogues_detail"] = details
+    if oracle is not None:
+        oracle.__exit__(None, None, None)
     print(json.dumps(result, indent=1))
     return 0
 
